@@ -1,0 +1,33 @@
+"""Cards as small integers inside the engine, short ids ("7o", "12b") at its edges.
+
+A card is `rank_index * 4 + suit_index`, so `card >> 2` is its place in the run order.
+"""
+
+from .errors import InvalidAction
+
+RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # run order: 7 is followed directly by 10
+SUITS = "oceb"  # oros, copas, espadas, bastos
+DECK_SIZE = 40
+ACE, KING = 0, 9  # rank indices of the As (1) and the Rey (12)
+
+CARD_IDS = tuple(f"{rank}{suit}" for rank in RANKS for suit in SUITS)
+_CARD_BY_ID = {card_id: card for card, card_id in enumerate(CARD_IDS)}
+
+
+def card_id(card: int) -> str:
+    return CARD_IDS[card]
+
+
+def rank_of(card: int) -> int:
+    return RANKS[card >> 2]
+
+
+def parse_card(text) -> int:
+    card = _CARD_BY_ID.get(text) if isinstance(text, str) else None
+    if card is None:
+        raise InvalidAction(f"unknown card id {text!r}; ids are rank then suit initial, e.g. '7o', '12b'")
+    return card
+
+
+def ids(cards) -> list[str]:
+    return [CARD_IDS[c] for c in cards]

@@ -1,0 +1,73 @@
+"""Ronda and tringa (RULES.md §5, §10): what a dealt hand declares, and who wins a deal's pot."""
+
+from dataclasses import dataclass
+
+RONDA, DOUBLE_RONDA, TRINGA = "ronda", "double_ronda", "tringa"
+
+
+@dataclass(frozen=True)
+class Declaration:
+    seat: int
+    kind: str
+    rank: int  # rank index of the top pair, or of the three/four of a kind
+
+    @property
+    def strength(self) -> tuple[bool, int]:
+        """A tringa beats any ronda; otherwise the higher rank. A double ronda's second pair never counts."""
+        return (self.kind == TRINGA, self.rank)
+
+
+def combination(hand, announce, first_deal: bool) -> tuple[str, int] | None:
+    """The one combination a dealt hand declares: nobody can declare less than they hold."""
+    counts = [0] * 10
+    for card in hand:
+        counts[card >> 2] += 1
+    pairs = [r for r in range(10) if counts[r] == 2]
+    for r in range(9, -1, -1):
+        if counts[r] == 4:
+            return (DOUBLE_RONDA if announce.double_ronda else TRINGA, r)
+        if counts[r] == 3:
+            return (TRINGA, r)
+    if len(pairs) == 2:
+        return (DOUBLE_RONDA if announce.double_ronda and first_deal else RONDA, pairs[-1])
+    if pairs:
+        return (RONDA, pairs[0])
+    return None
+
+
+def value(kind: str, announce) -> int:
+    if kind == TRINGA:
+        return announce.tringa_points
+    return announce.ronda_points * (2 if kind == DOUBLE_RONDA else 1)
+
+
+def awards(declarations, announce, camp_of, position, players: int) -> dict[int, int]:
+    """Points per winning camp for one deal's declarations.
+
+    `position(seat)` is the seat's place in this deal's playing order; it breaks ties
+    ("the earlier declarer"). Partners never compete: the winning declaration is chosen
+    among all of them, and its camp scores.
+    """
+    if not declarations:
+        return {}
+    lowest_wins = announce.all_four_lowest and players == 4 and len(declarations) == 4
+    pick = min if lowest_wins else max
+    winning = pick(d.strength for d in declarations)
+    tied = sorted((d for d in declarations if d.strength == winning), key=lambda d: position(d.seat))
+    if announce.scoring == "pot":
+        amount = sum(value(d.kind, announce) for d in declarations)
+    else:
+        amount = value(tied[0].kind, announce)
+    winning_camps = sorted({camp_of[d.seat] for d in tied})
+    if len(winning_camps) > 1 and announce.scoring == "pot" and announce.tie == "split":
+        return {camp: amount // len(winning_camps) for camp in winning_camps}
+    return {camp_of[tied[0].seat]: amount}
+
+
+def certain_from_kinds(declarations, announce, camp_of, players: int) -> bool:
+    """`together` scoring: is the winner known without showing any rank? (S0)"""
+    if announce.all_four_lowest and players == 4 and len(declarations) == 4:
+        return False
+    camps = {camp_of[d.seat] for d in declarations}
+    tringa_camps = {camp_of[d.seat] for d in declarations if d.kind == TRINGA}
+    return len(camps) == 1 or len(tringa_camps) == 1

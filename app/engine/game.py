@@ -1,0 +1,291 @@
+"""A game of Ronda: the whole state, the one source of legality, and the reducer.
+
+The state is mutable on purpose: search bots play out hundreds of deals per move, so
+`apply` changes the game in place and `clone` is cheap. Nothing here does I/O.
+"""
+
+from . import randomness, rounds
+from .cards import CARD_IDS, RANKS, ids, parse_card
+from .declarations import Declaration, combination
+from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
+                     NotYourTurn)
+from .rounds import DECLARING, OVER, PLAYING, Won
+from .streaks import PLAYS
+
+DECLARE, PASS = 40, 41  # actions 0..39 play that card
+
+class Game:
+    __slots__ = (
+        "rules", "players", "seed", "camp_of", "camps", "hand_sizes", "events", "dealer",
+        "round_index", "deal_index", "scores", "winner", "phase", "turn", "stock", "hands",
+        "cards_in_hands", "table", "table_count", "pile", "captured", "holdings", "declarations",
+        "answered", "declarations_open", "revealed", "undeclared", "prev_rank", "dropped",
+        "last_capturer", "last_play", "last_card", "streak", "streak_step", "chain_len",
+        "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k", "live_win_check",
+        "round_start_scores", "round_log", "actions_applied", "_play_card")
+
+    def __init__(self, rules, players, seed=None, deck=None, first_dealer=None, record_events=True):
+        rules.check_players(players)
+        self.rules, self.players = rules, players
+        self.seed = randomness.new_seed() if seed is None else str(seed)
+        self.camp_of = tuple(s % 2 if rules.teams and players == 4 else s for s in range(players))
+        self.camps = max(self.camp_of) + 1
+        self.hand_sizes = rules.hand_sizes(players)
+        self.events = [] if record_events else None
+        if first_dealer is None:
+            first_dealer = randomness.first_dealer(self.seed, players)
+        elif first_dealer not in range(players):
+            raise InvalidSetup("first_dealer", f"must be a seat from 0 to {players - 1}")
+        self.dealer = first_dealer
+        self.scores = [0] * self.camps
+        self.winner = None
+        self.round_index = 0
+        self.actions_applied = 0
+        self._play_card = PLAYS[rules.streak]
+        rounds.start_round(self, _parse_deck(deck) if deck is not None else None)
+
+    # ----- the one source of legality -------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        if self.phase == PLAYING:
+            if seat != self.turn:
+                return []
+            actions = list(self.hands[seat])
+            if (not self.answered[seat] and self.holdings[seat]
+                    and self.rules.announce.when == "on_turn"):
+                actions.append(DECLARE)
+            return actions
+        if self.phase == DECLARING and not self.answered[seat] and self.turn in (None, seat):
+            return [DECLARE, PASS] if self.holdings[seat] else [PASS]
+        return []
+
+    def awaiting(self) -> list[int]:
+        """Seats that may act now (several while `together` declarations are open)."""
+        if self.phase == DECLARING and self.turn is None:
+            return [s for s in range(self.players) if not self.answered[s]]
+        return [] if self.phase == OVER else [self.turn]
+
+    def apply(self, seat: int, action: int) -> list[dict] | None:
+        """Apply a legal action in place; answer the events it caused (None when not recording)."""
+        if action not in self.legal_actions(seat):
+            raise self._refusal(seat, action)
+        if self.events is not None:
+            self.events = []
+        self.actions_applied += 1
+        try:
+            if action < DECLARE:
+                self._play(seat, action)
+            elif action == DECLARE:
+                self._answer(seat, declare=True)
+            else:
+                self._answer(seat, declare=False)
+        except Won:
+            pass
+        return self.events
+
+    def _refusal(self, seat, action) -> IllegalAction:
+        if self.phase == OVER:
+            return GameOver("the game is over")
+        if seat not in self.awaiting():
+            return NotYourTurn(f"seat {seat} cannot act now; waiting for seat(s) {self.awaiting()}")
+        if action == DECLARE:
+            return DeclarationNotHeld(f"seat {seat} has nothing to declare now")
+        if 0 <= action < DECLARE and self.phase == PLAYING:
+            return CardNotInHand(f"card {CARD_IDS[action]} is not in seat {seat}'s hand")
+        return IllegalAction(f"that action is not possible now (phase: {self.phase})")
+
+    # ----- dealing ---------------------------------------------------------------------
+    def deal(self):
+        self.deal_index += 1
+        size, n, stock, first = self.hand_sizes[self.deal_index], self.players, self.stock, self.deal_index == 0
+        for i in range(size * n):
+            self.hands[(self.dealer + 1 + i) % n].append(stock.pop(0))
+        for hand in self.hands:
+            hand.sort()
+        self.cards_in_hands = size * n
+        if first and self.rules.deal == "table4":
+            self._lay_table()
+        announce = self.rules.announce
+        self.holdings = [combination(hand, announce, first) for hand in self.hands]
+        self.declarations, self.answered = [], [False] * n
+        self.declarations_open = self.revealed = False
+        self.turn = (self.dealer + 1) % n
+        if self.events is not None:
+            self.events.append({"type": "deal", "round": self.round_index, "deal": self.deal_index,
+                                "dealer": self.dealer, "hands": [ids(h) for h in self.hands],
+                                "table": ids(self.table), "stock": len(stock), "last_deal": not stock})
+        if announce.when == "automatic":
+            for seat in self.playing_order():
+                if self.holdings[seat]:
+                    self._declare(seat)
+        if announce.when == "together" or (announce.when == "in_turn_first_deal" and first):
+            self.phase = DECLARING
+            if announce.when == "together":
+                self.turn = None
+        else:
+            self.phase = PLAYING
+
+    def _lay_table(self):
+        """table_restriction (§2): a card that completes a forbidden pattern goes back mid-stock."""
+        stock, table, rejected = self.stock, [], 0
+        while len(table) < 4:
+            card = stock.pop(0)
+            if self.rules.table_restriction and _forbidden(table, card):
+                stock.insert(len(stock) // 2, card)
+                rejected += 1
+                if rejected > len(stock):  # the front half cycled through: no legal table exists
+                    raise rounds.NoLegalTable()
+            else:
+                table.append(card)
+                rejected = 0
+        for card in table:
+            self.table.append(card)
+            self.table_count[card >> 2] += 1
+
+    def playing_order(self) -> list[int]:
+        return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
+
+    def position(self, seat: int) -> int:
+        return (seat - self.dealer - 1) % self.players
+
+    # ----- declarations ----------------------------------------------------------------
+    def _declare(self, seat):
+        kind, rank = self.holdings[seat]
+        self.declarations.append(Declaration(seat, kind, rank))
+        self.answered[seat] = True
+        self.declarations_open = True
+        if self.events is not None:
+            self.events.append({"type": "declaration", "seat": seat, "camp": self.camp_of[seat],
+                                "kind": kind, "rank": RANKS[rank],
+                                "shown": self.rules.announce.when == "in_turn_first_deal"})
+
+    def _answer(self, seat, declare):
+        if declare:
+            self._declare(seat)
+        else:
+            self.answered[seat] = True
+            if self.events is not None:
+                self.events.append({"type": "pass", "seat": seat})
+        if self.phase != DECLARING:
+            return  # on_turn: the declaration is made before the card; the turn stays
+        if all(self.answered):
+            rounds.close_declaring(self)
+        elif self.turn is not None:
+            self.turn = (seat + 1) % self.players
+
+    # ----- playing a card ----------------------------------------------------------------
+    def _play(self, seat, card):
+        self.hands[seat].remove(card)
+        self.cards_in_hands -= 1
+        self.answered[seat] = True
+        self.last_card = not self.cards_in_hands and not self.stock
+        if self.events is not None:
+            self.events.append({"type": "play", "seat": seat, "card": CARD_IDS[card]})
+        dropped, self.dropped = self.dropped, -1
+        took = self._play_card(self, seat, card, dropped)
+        self.prev_rank = card >> 2
+        self.last_play = (seat, took, card >> 2)
+        if self.cards_in_hands:
+            self.turn = (seat + 1) % self.players
+        else:
+            rounds.end_of_deal(self)
+
+    def take_from_table(self, rank):
+        """The cards of `rank` and, with capture_runs, the unbroken run above it (§3)."""
+        count = self.table_count
+        if not count[rank]:
+            return ()
+        top = rank + 1
+        if self.rules.capture_runs:
+            while top < 10 and count[top]:
+                top += 1
+        low, high = rank << 2, top << 2
+        taken, kept = [], []
+        for c in self.table:
+            (taken if low <= c < high else kept).append(c)
+        self.table = kept
+        for r in range(rank, top):
+            count[r] = 0
+        return taken
+
+    def capture(self, seat, card, taken, reason=None):
+        camp = self.camp_of[seat]
+        pile = self.captured[camp]
+        pile.append(card)
+        pile.extend(taken)
+        self.last_capturer = seat
+        if self.events is not None:
+            rank = card >> 2
+            reason = reason or ("run" if any(c >> 2 != rank for c in taken) else "match")
+            self.events.append({"type": "capture", "seat": seat, "camp": camp, "card": CARD_IDS[card],
+                                "taken": ids(taken), "reason": reason})
+
+    def collect(self, seat, cards):
+        camp = self.camp_of[seat]
+        self.captured[camp].extend(cards)
+        self.last_capturer = seat
+        if self.events is not None:
+            self.events.append({"type": "pile_collected", "seat": seat, "camp": camp, "cards": ids(cards)})
+
+    def drop(self, card):
+        self.table.append(card)
+        self.table_count[card >> 2] += 1
+        self.dropped = card
+        if self.events is not None:
+            self.events.append({"type": "drop", "card": CARD_IDS[card]})
+
+    def missa_allowed(self) -> bool:
+        return self.rules.missa_last_card or not self.last_card
+
+    def check_missa(self, seat):
+        if not self.table and self.rules.missa_points and self.missa_allowed():
+            self.score(self.camp_of[seat], self.rules.missa_points, "missa")
+
+    # ----- scores ------------------------------------------------------------------------
+    def score(self, camp, points, reason, group="play", step=None, **details):
+        """The only place a score changes: a camp's score is the sum of its score events."""
+        self.scores[camp] += points
+        if self.round_log is not None:
+            self.round_log.append((group, len(self.round_log) if step is None else step, camp, points))
+        if self.events is not None:
+            self.events.append({"type": "score", "camp": camp, "points": points, "reason": reason,
+                                **details})
+        if self.live_win_check:
+            rounds.check_winner(self)
+
+    # ----- copies ------------------------------------------------------------------------
+    def clone(self, record_events=False) -> "Game":
+        other = object.__new__(Game)
+        for name in Game.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.hands = [list(h) for h in self.hands]
+        other.captured = [list(c) for c in self.captured]
+        for name in ("scores", "stock", "table", "table_count", "pile", "answered", "declarations",
+                     "holdings"):
+            setattr(other, name, list(getattr(self, name)))
+        other.round_log = None if self.round_log is None else list(self.round_log)
+        other.round_start_scores = list(self.round_start_scores)
+        other.events = [] if record_events else None
+        return other
+
+
+def _forbidden(table, card) -> bool:
+    rank = card >> 2
+    ranks = [c >> 2 for c in table]
+    if rank in ranks:
+        return True
+    if len(ranks) == 3:
+        ranks.append(rank)
+        return max(ranks) - min(ranks) == 3  # four distinct ranks in a row
+    return False
+
+
+def _parse_deck(deck) -> list[int]:
+    if not isinstance(deck, (list, tuple)) or len(deck) != 40:
+        raise InvalidSetup("deck", "must list all 40 card ids")
+    try:
+        cards = [parse_card(c) for c in deck]
+    except Exception as error:
+        raise InvalidSetup("deck", str(error)) from None
+    if len(set(cards)) != 40:
+        raise InvalidSetup("deck", "every card must appear exactly once")
+    return cards

@@ -1,0 +1,206 @@
+"""Rounds and deals: starting them, closing declarations, the end of a round (§6), winning (§7)."""
+
+from itertools import groupby
+
+from . import randomness
+from .cards import ACE, KING, RANKS, ids
+from .declarations import awards, certain_from_kinds, value
+from .errors import InvalidSetup
+from .streaks import resolve_chain
+
+NEUTRAL_SHARE = {2: 20, 3: 13, 4: 10}  # by number of camps
+DEALER_LAST_CARD_POINTS = 5
+REPLAY_ORDER = {"cards": 0, "declaration": 1, "play": 2}  # §7 round_end
+
+
+DECLARING, PLAYING, OVER = "declaring", "playing", "over"
+
+
+class NoLegalTable(Exception):
+    pass
+
+
+class Won(Exception):
+    """Raised by `Game.score` when a camp wins: the rest of the action is not played."""
+
+
+def start_round(g, deck=None):
+    explicit = deck is not None
+    attempt = 0
+    while True:
+        if not explicit:
+            label = g.round_index if attempt == 0 else f"{g.round_index}:{attempt}"
+            deck = randomness.shuffled_deck(g.seed, label)
+        _reset_round(g, deck)
+        try:
+            g.deal()
+            return
+        except NoLegalTable:
+            if explicit:
+                raise InvalidSetup("deck", "its table can never satisfy table_restriction") from None
+            attempt += 1  # astronomically rare with a shuffled deck; reshuffle deterministically
+
+
+def _reset_round(g, deck):
+    g.stock = list(deck)
+    g.hands = [[] for _ in range(g.players)]
+    g.table, g.table_count, g.pile = [], [0] * 10, []
+    g.captured = [[] for _ in range(g.camps)]
+    g.deal_index = -1
+    g.phase, g.turn = None, None
+    g.prev_rank = g.dropped = g.last_capturer = -1
+    g.last_play, g.last_card = None, False
+    g.streak, g.streak_step = 0, None
+    g.chain_len, g.chain_rank, g.chain_seat, g.chain_missa = 0, -1, -1, False
+    g.caida_rank, g.caida_k = -1, 0
+    g.undeclared = []
+    g.live_win_check = g.rules.win == "immediate"
+    g.round_start_scores = list(g.scores)
+    g.round_log = [] if g.rules.win == "round_end" else None
+    if g.events is not None:
+        g.events.append({"type": "round_start", "round": g.round_index, "dealer": g.dealer})
+
+
+def close_declaring(g):
+    """Every seat has answered: play starts; `in_turn_first_deal` and certain `together` pots score now."""
+    g.phase = PLAYING
+    g.turn = (g.dealer + 1) % g.players
+    when = g.rules.announce.when
+    if when == "in_turn_first_deal":
+        resolve_declarations(g, reveal=False)
+    elif g.declarations and certain_from_kinds(g.declarations, g.rules.announce, g.camp_of, g.players):
+        resolve_declarations(g, reveal=False)
+
+
+def resolve_declarations(g, reveal):
+    if not g.declarations_open:
+        return
+    g.declarations_open = False
+    if reveal:
+        g.revealed = True
+        if g.events is not None:
+            g.events.append({"type": "reveal", "declarations": [
+                {"seat": d.seat, "kind": d.kind, "rank": RANKS[d.rank]} for d in g.declarations]})
+    won = awards(g.declarations, g.rules.announce, g.camp_of, g.position, g.players)
+    if g.events is not None:
+        g.events.append({"type": "declarations_resolved", "awards": [
+            {"camp": camp, "points": points} for camp, points in sorted(won.items())]})
+    step = len(g.round_log) if g.round_log is not None else None
+    for camp, points in sorted(won.items()):
+        if points:
+            g.score(camp, points, "declaration", "declaration", step)
+
+
+def end_of_deal(g):
+    if g.deal_index == 0 and g.rules.announce.undeclared_penalty:
+        declared = {d.seat for d in g.declarations}
+        g.undeclared = [(seat, holding) for seat, holding in enumerate(g.holdings)
+                        if holding and seat not in declared]
+    if not g.stock:
+        end_of_round(g)
+        return
+    resolve_declarations(g, reveal=True)
+    g.deal()
+
+
+def end_of_round(g):
+    """§6, in order, as one moment: nobody wins until all of it is scored."""
+    g.live_win_check = False
+    if g.chain_len:
+        resolve_chain(g)
+    resolve_declarations(g, reveal=True)
+    _undeclared_penalties(g)
+    _sweep_table(g)
+    if g.rules.dealer_last_card:
+        _dealer_last_card(g)
+    _card_points(g)
+    if g.events is not None:
+        g.events.append({"type": "round_end", "round": g.round_index, "scores": list(g.scores),
+                         "captured": [len(c) for c in g.captured]})
+    winner = _replay_winner(g) if g.rules.win == "round_end" else leader_at_target(g.scores, g.rules.target)
+    if winner is not None:
+        finish(g, winner)
+        return
+    g.round_index += 1
+    g.dealer = (g.dealer + 1) % g.players
+    start_round(g)
+
+
+def _undeclared_penalties(g):
+    announce = g.rules.announce
+    for seat, (kind, rank) in g.undeclared:
+        step = len(g.round_log) if g.round_log is not None else None
+        for camp in range(g.camps):
+            if camp != g.camp_of[seat] and value(kind, announce):
+                g.score(camp, value(kind, announce), "undeclared_penalty", "declaration", step,
+                        seat=seat, kind=kind, rank=RANKS[rank])
+    g.undeclared = []
+
+
+def _sweep_table(g):
+    if g.table and g.last_capturer >= 0:
+        camp = g.camp_of[g.last_capturer]
+        if g.events is not None:
+            g.events.append({"type": "table_swept", "seat": g.last_capturer, "camp": camp, "cards": ids(g.table)})
+        g.captured[camp].extend(g.table)
+        g.table, g.table_count = [], [0] * 10
+
+
+def _dealer_last_card(g):
+    seat, took, rank = g.last_play
+    dealer_camp = g.camp_of[g.dealer]
+    if took and rank == KING:
+        g.score(dealer_camp, DEALER_LAST_CARD_POINTS, "dealer_last_card")
+    elif not took or rank == ACE:
+        step = len(g.round_log) if g.round_log is not None else None
+        for camp in range(g.camps):
+            if camp != dealer_camp:
+                g.score(camp, DEALER_LAST_CARD_POINTS, "dealer_last_card", "play", step)
+
+
+def _card_points(g):
+    neutral = NEUTRAL_SHARE[g.camps]
+    step = len(g.round_log) if g.round_log is not None else None
+    for camp, cards in enumerate(g.captured):
+        if len(cards) > neutral:
+            g.score(camp, len(cards) - neutral, "card_points", "cards", step, cards=len(cards))
+
+
+def leader_at_target(scores, target):
+    """The strict leader among the camps at or above the target, if there is one."""
+    best, top, tied = None, None, False
+    for camp, score in enumerate(scores):
+        if score >= target:
+            if top is None or score > top:
+                best, top, tied = camp, score, False
+            elif score == top:
+                tied = True
+    return None if tied else best
+
+
+def _replay_winner(g):
+    """round_end (§7): replay the round's points (cards, declarations, play) to see who got there first."""
+    if leader_at_target(g.scores, g.rules.target) is None and max(g.scores) < g.rules.target:
+        return None
+    scores = list(g.round_start_scores)
+    ordered = sorted(g.round_log, key=lambda entry: (REPLAY_ORDER[entry[0]], entry[1]))
+    for _, step in groupby(ordered, key=lambda entry: (entry[0], entry[1])):
+        for _, _, camp, points in step:
+            scores[camp] += points
+        winner = leader_at_target(scores, g.rules.target)
+        if winner is not None:
+            return winner
+    return None
+
+
+def check_winner(g):
+    winner = leader_at_target(g.scores, g.rules.target)
+    if winner is not None:
+        finish(g, winner)
+
+
+def finish(g, winner):
+    g.winner, g.phase, g.turn = winner, OVER, None
+    if g.events is not None:
+        g.events.append({"type": "game_over", "winner": winner, "scores": list(g.scores), "seed": g.seed})
+    raise Won()

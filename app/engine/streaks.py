@@ -1,0 +1,120 @@
+"""The three same-rank streak systems of RULES.md §4, one function each.
+
+Each takes the game, the seat, the card (already out of the hand) and the card the
+previous play dropped (-1 when it dropped nothing), resolves the play, and answers
+whether the card took something (a capture, a self pick-up or a pile play): the
+dealer's last-card bonus needs that.
+"""
+
+from .cards import CARD_IDS, ids
+
+DARBA_STEPS = {2: (1, "darba"), 3: (5, "hbel"), 4: (10, "joj_hbal")}
+PILE_STEPS = {2: (1, "bwahed"), 3: (5, "bkhemsa"), 4: (10, "b3echra")}
+CAIDA_STEPS = {3: (5, "bkhamsa"), 4: (10, "bachra")}
+CAIDA_POINTS = 1
+
+
+def play_darba(g, seat, card, dropped):
+    rank = card >> 2
+    streak = g.streak + 1 if rank == g.prev_rank else 1
+    g.streak = streak
+    taken = g.take_from_table(rank)
+    if taken:
+        g.capture(seat, card, taken)
+    elif streak >= 2:
+        g.capture(seat, card, (), "streak")  # §4: nothing to take, so the player picks it up
+    else:
+        g.drop(card)
+    if streak >= 2:
+        _score_darba_step(g, seat, streak)
+    if taken:
+        g.check_missa(seat)
+    return bool(taken) or streak >= 2
+
+
+def _score_darba_step(g, seat, streak):
+    points, reason = DARBA_STEPS[streak]
+    camp = g.camp_of[seat]
+    previous = g.streak_step
+    g.streak_step = (camp, points)
+    g.score(camp, points, reason)
+    if streak >= 3:
+        g.score(previous[0], -previous[1], "streak_removed")
+
+
+def play_pile(g, seat, card, dropped):
+    rank = card >> 2
+    if g.chain_len:
+        if rank == g.chain_rank:
+            _extend_chain(g, seat, card)
+            return True
+        resolve_chain(g)  # another rank ends the chain before this card is resolved
+    if dropped >= 0 and dropped >> 2 == rank:
+        _start_chain(g, seat, card)
+        return True
+    taken = g.take_from_table(rank)
+    if taken:
+        g.capture(seat, card, taken)
+        g.check_missa(seat)
+        return True
+    g.drop(card)
+    return False
+
+
+def _start_chain(g, seat, card):
+    """B'wahed: both cards and the run above them leave the table for the pending pile."""
+    taken = g.take_from_table(card >> 2)
+    g.pile = [card, *taken]
+    g.chain_len, g.chain_rank, g.chain_seat = 2, card >> 2, seat
+    g.chain_missa = not g.table and g.missa_allowed()
+    if g.events is not None:
+        g.events.append({"type": "pile_formed", "seat": seat, "camp": g.camp_of[seat], "cards": ids(g.pile)})
+
+
+def _extend_chain(g, seat, card):
+    g.pile.append(card)
+    g.chain_len += 1
+    g.chain_seat = seat
+    if g.events is not None:
+        g.events.append({"type": "pile_joined", "seat": seat, "camp": g.camp_of[seat], "card": CARD_IDS[card],
+                         "step": PILE_STEPS[g.chain_len][1]})
+    if g.chain_len == 4:
+        resolve_chain(g)
+
+
+def resolve_chain(g):
+    """Only the chain's last player scores (1, 5 or 10, never added up) and collects the pile."""
+    seat, cards, missa = g.chain_seat, g.pile, g.chain_missa
+    points, reason = PILE_STEPS[g.chain_len]
+    g.pile, g.chain_len, g.chain_rank, g.chain_seat, g.chain_missa = [], 0, -1, -1, False
+    camp = g.camp_of[seat]
+    g.collect(seat, cards)
+    g.score(camp, points, reason)
+    if missa and g.rules.missa_points:
+        g.score(camp, g.rules.missa_points, "missa")
+
+
+def play_caida(g, seat, card, dropped):
+    rank = card >> 2
+    camp = g.camp_of[seat]
+    if g.caida_k and rank == g.caida_rank:
+        g.caida_k += 1
+        g.capture(seat, card, (), "streak")
+        points, reason = CAIDA_STEPS[g.caida_k]
+        g.score(camp, points, reason)
+        return True
+    taken = g.take_from_table(rank)
+    if not taken:
+        g.caida_k = 0
+        g.drop(card)
+        return False
+    g.capture(seat, card, taken)
+    g.caida_rank = rank
+    g.caida_k = 1 + sum(1 for c in taken if c >> 2 == rank)
+    if dropped >= 0 and dropped in taken:
+        g.score(camp, CAIDA_POINTS, "caida")
+    g.check_missa(seat)
+    return True
+
+
+PLAYS = {"darba": play_darba, "pile": play_pile, "caida": play_caida}
