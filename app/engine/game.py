@@ -67,7 +67,7 @@ class Game:
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
         if action not in self.legal_actions(seat):
-            raise self._refusal(seat, action)
+            raise self.refusal(seat, action)
         if self.events is not None:
             self.events = []
         self.actions_applied += 1
@@ -82,7 +82,8 @@ class Game:
             pass
         return self.events
 
-    def _refusal(self, seat, action) -> IllegalAction:
+    def refusal(self, seat, action) -> IllegalAction:
+        """Why `action` is not among `legal_actions(seat)`."""
         if self.phase == OVER:
             return GameOver("the game is over")
         if seat not in self.awaiting():

@@ -1,0 +1,17 @@
+"""The Ronda rules engine: a pure library (no Flask, Redis or RQ) that everything else drives.
+
+    game = Game(rules_from_request({"preset": "classic"}), players=2, seed="demo")
+    seat = game.awaiting()[0]
+    events = perform(game, seat, {"type": "play", "card": observation(game, seat)["hand"][0]})
+"""
+
+from .actions import action_text, action_to_dict, engine_steps, parse_text, perform
+from .cards import CARD_IDS, RANKS, card_id, parse_card
+from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidAction,
+                     InvalidRules, InvalidSetup, NotYourTurn, RondaError)
+from .game import DECLARE, PASS, Game
+from .randomness import commitment, new_seed, shuffled_deck
+from .rounds import DECLARING, OVER, PLAYING
+from .rules import PRESETS, Rules, rules_from_dict, rules_from_request
+from .serialize import SCHEMA_VERSION, game_from_dict, game_to_dict
+from .views import observation, visible_event

@@ -1,0 +1,65 @@
+"""What a seat (or a spectator, seat None) may know (RULES.md §9), for REST, events and bots alike."""
+
+from .actions import action_to_dict
+from .cards import RANKS, ids
+from .rounds import OVER
+
+
+def observation(game, seat: int | None = None) -> dict:
+    g = game
+    view = {
+        "seat": seat,
+        "players": g.players,
+        "camps": list(g.camp_of),
+        "round": g.round_index,
+        "deal": g.deal_index,
+        "deals_in_round": len(g.hand_sizes),
+        "dealer": g.dealer,
+        "last_deal": not g.stock,
+        "phase": g.phase,
+        "turn": g.turn,
+        "awaiting": g.awaiting(),
+        "table": ids(g.table),
+        "pile": ids(g.pile),
+        "stock_count": len(g.stock),
+        "hand_counts": [len(h) for h in g.hands],
+        "captured_counts": [len(c) for c in g.captured],
+        "scores": list(g.scores),
+        "declarations": [_declaration(g, d, seat) for d in g.declarations],
+        "streak": _streak(g),
+        "winner": g.winner,
+        "hand": ids(g.hands[seat]) if seat is not None else None,
+        "legal_actions": [action_to_dict(a) for a in g.legal_actions(seat)] if seat is not None else [],
+    }
+    if g.phase == OVER:
+        view["seed"] = g.seed
+    return view
+
+
+def _declaration(g, d, viewer):
+    shown = g.rules.announce.when == "in_turn_first_deal" or g.revealed or viewer == d.seat
+    return {"seat": d.seat, "camp": g.camp_of[d.seat], "kind": d.kind, "rank": RANKS[d.rank] if shown else None}
+
+
+def _streak(g) -> dict:
+    system = g.rules.streak
+    if system == "darba":
+        rank, length = g.prev_rank, g.streak
+    elif system == "pile":
+        rank, length = g.chain_rank, g.chain_len
+    else:
+        rank, length = g.caida_rank, g.caida_k
+    return {"system": system, "rank": RANKS[rank] if rank >= 0 and length else None, "length": length}
+
+
+def visible_event(event: dict, viewer: int | None) -> dict:
+    """The event as `viewer` may see it: own hand only, declaration ranks only once shown."""
+    kind = event["type"]
+    if kind == "deal":
+        visible = {k: v for k, v in event.items() if k != "hands"}
+        visible["hand_counts"] = [len(h) for h in event["hands"]]
+        visible["hand"] = event["hands"][viewer] if viewer is not None else None
+        return visible
+    if kind == "declaration" and not event["shown"] and viewer != event["seat"]:
+        return {**event, "rank": None}
+    return event

@@ -1,0 +1,53 @@
+"""Engine speed: full games to the target with uniformly random legal actions, on one core.
+
+Counts every applied action (plays, declarations, passes), choosing among
+`legal_actions` included. Run: .venv/bin/python bench/engine.py [--seconds S]
+"""
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.engine import PRESETS, Game  # noqa: E402
+
+
+def play_games(rules, players, record_events, seconds, rng):
+    actions = games = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        game = Game(rules, players, seed=str(rng.random()), record_events=record_events)
+        while game.winner is None:
+            seat = game.awaiting()[0]
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+            actions += 1
+        games += 1
+    elapsed = time.perf_counter() - started
+    return actions / elapsed, games / elapsed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=1.0, help="per preset, player count and mode")
+    args = parser.parse_args()
+    rng = random.Random(20261130)
+    totals = {True: [], False: []}
+    print(f"{'preset':<12}{'players':>8}{'search actions/s':>18}{'games/s':>9}{'events actions/s':>18}{'games/s':>9}")
+    for name, rules in PRESETS.items():
+        for players in rules.player_counts():
+            row = {}
+            for record in (False, True):
+                row[record] = play_games(rules, players, record, args.seconds, rng)
+                totals[record].append(row[record][0])
+            print(f"{name:<12}{players:>8}{row[False][0]:>18,.0f}{row[False][1]:>9,.0f}"
+                  f"{row[True][0]:>18,.0f}{row[True][1]:>9,.0f}")
+    for record, label in ((False, "search mode (no events)"), (True, "full events")):
+        rates = totals[record]
+        print(f"mean over presets, {label}: {sum(rates) / len(rates):,.0f} actions/s")
+
+
+if __name__ == "__main__":
+    main()
