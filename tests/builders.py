@@ -34,7 +34,7 @@ def new_game(preset="classic", players=2, deals=(), table=(), dealer=None, seed=
 
 
 def make_position(preset="classic", players=2, hands=(), table=(), stock=(), captured=None,
-                  dealer=None, **options):
+                  dealer=None, scores=None, **options):
     """A position in the middle of a round: seat 0 to play; unnamed cards sit in the camps' piles."""
     game = new_game(preset, players, dealer=dealer, **options)
     data = game_to_dict(game)
@@ -48,6 +48,8 @@ def make_position(preset="classic", players=2, hands=(), table=(), stock=(), cap
                 answered=[False] * players, declarations=[], declarations_open=False,
                 deal_index=len(game.hand_sizes) - 1 if not stock else 1)
     data["holdings"] = [_holding(game, h) for h in hands]
+    if scores is not None:
+        data["scores"] = data["round_start_scores"] = list(scores)
     return game_from_dict(data)
 
 
@@ -77,3 +79,20 @@ def scores_of(events):
 
 def of_type(events, kind):
     return [e for e in events if e["type"] == kind]
+
+
+def finish_deal(game):
+    """Play the first card of whoever must play until the deal changes (passing any declaration)."""
+    events, deal, round_ = [], game.deal_index, game.round_index
+    while game.winner is None and (game.deal_index, game.round_index) == (deal, round_):
+        seat = game.awaiting()[0]
+        legal = game.legal_actions(seat)
+        events.extend(game.apply(seat, min(legal)))  # cards (0..39) before declare/pass
+    return events
+
+
+def finish_round(game):
+    events, round_ = [], game.round_index
+    while game.winner is None and game.round_index == round_:
+        events.extend(finish_deal(game))
+    return events
