@@ -11,7 +11,7 @@ from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction,
                      InvalidRules, InvalidSetup, NotYourTurn, RondaError)
 from .game import DECLARE, PASS, Game
 from .randomness import commitment, new_seed, shuffled_deck
-from .rounds import DECLARING, OVER, PLAYING
+from .phases import DECLARING, OVER, PLAYING
 from .rules import PRESETS, Rules, rules_from_dict, rules_from_request
 from .serialize import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .views import observation, visible_event

@@ -9,7 +9,7 @@ from .cards import CARD_IDS, RANKS, ids, parse_card
 from .declarations import Declaration, combination
 from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
                      NotYourTurn)
-from .rounds import DECLARING, OVER, PLAYING, Won
+from .phases import DECLARING, OVER, PLAYING, Won
 from .streaks import PLAYS
 
 DECLARE, PASS = 40, 41  # actions 0..39 play that card

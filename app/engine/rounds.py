@@ -6,6 +6,7 @@ from . import randomness
 from .cards import ACE, KING, RANKS, ids
 from .declarations import awards, certain_from_kinds, value
 from .errors import InvalidSetup
+from .phases import OVER, PLAYING, Won
 from .streaks import resolve_chain
 
 NEUTRAL_SHARE = {2: 20, 3: 13, 4: 10}  # by number of camps
@@ -13,15 +14,8 @@ DEALER_LAST_CARD_POINTS = 5
 REPLAY_ORDER = {"cards": 0, "declaration": 1, "play": 2}  # §7 round_end
 
 
-DECLARING, PLAYING, OVER = "declaring", "playing", "over"
-
-
 class NoLegalTable(Exception):
     pass
-
-
-class Won(Exception):
-    """Raised by `Game.score` when a camp wins: the rest of the action is not played."""
 
 
 def start_round(g, deck=None):

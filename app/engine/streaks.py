@@ -7,6 +7,7 @@ dealer's last-card bonus needs that.
 """
 
 from .cards import CARD_IDS, ids
+from .phases import Won
 
 DARBA_STEPS = {2: (1, "darba"), 3: (5, "hbel"), 4: (10, "joj_hbal")}
 PILE_STEPS = {2: (1, "bwahed"), 3: (5, "bkhemsa"), 4: (10, "b3echra")}
@@ -48,7 +49,12 @@ def play_pile(g, seat, card, dropped):
         if rank == g.chain_rank:
             _extend_chain(g, seat, card)
             return True
-        resolve_chain(g)  # another rank ends the chain before this card is resolved
+        try:
+            resolve_chain(g)  # another rank ends the chain before this card is resolved
+        except Won:
+            g.table.append(card)  # the game ended first: the card stays face up, unresolved
+            g.table_count[rank] += 1
+            raise
     if dropped >= 0 and dropped >> 2 == rank:
         _start_chain(g, seat, card)
         return True

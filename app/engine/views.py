@@ -2,7 +2,7 @@
 
 from .actions import action_to_dict
 from .cards import RANKS, ids
-from .rounds import OVER
+from .phases import OVER
 
 
 def observation(game, seat: int | None = None) -> dict:

@@ -1,0 +1,144 @@
+"""RULES.md §1, §2, §8: options and presets, dealing order, table restriction, determinism."""
+
+import hashlib
+import json
+import random
+
+import pytest
+
+from app.engine import (CARD_IDS, PRESETS, Game, InvalidRules, InvalidSetup, commitment,
+                        rules_from_request, shuffled_deck)
+from builders import deck_for, new_game, rules
+
+
+# ----- options and presets (§8) -----------------------------------------------------------
+def test_presets_follow_the_table_of_section_8():
+    assert PRESETS["traditional"].announce.tie == "split" and PRESETS["traditional"].streak == "pile"
+    assert PRESETS["runda"].win == "round_end" and PRESETS["runda"].announce.undeclared_penalty
+    assert not PRESETS["simple"].teams and PRESETS["elaborate"].dealer_last_card
+    assert PRESETS["classic"].announce.all_four_lowest and not PRESETS["classic"].missa_last_card
+
+
+def test_overrides_apply_on_top_of_a_preset():
+    r = rules_from_request({"preset": "runda", "capture_runs": False, "announce": {"tie": "split"}})
+    assert not r.capture_runs and r.announce.tie == "split" and r.announce.when == "in_turn_first_deal"
+
+
+@pytest.mark.parametrize("request_, players, option", [
+    ({"preset": "classic", "deal": "hand4"}, 3, "deal"),
+    ({"preset": "traditional"}, 3, "deal"),
+    ({"preset": "classic", "jokers": True}, 2, "jokers"),
+    ({"preset": "classic", "target": 0}, 2, "target"),
+    ({"preset": "classic", "target": True}, 2, "target"),
+    ({"preset": "classic", "announce": {"when": "later"}}, 2, "announce.when"),
+    ({"preset": "classic", "announce": {"colour": 1}}, 2, "announce.colour"),
+    ({"preset": "classic", "missa_points": -1}, 2, "missa_points"),
+    ({"preset": "belote"}, 2, "preset"),
+    ({"preset": "classic"}, 5, "players"),
+])
+def test_impossible_combinations_are_refused_naming_the_option(request_, players, option):
+    with pytest.raises(InvalidRules) as error:
+        Game(rules_from_request(request_), players)
+    assert error.value.option == option
+
+
+# ----- dealing (§2) --------------------------------------------------------------------------
+def test_cards_are_dealt_one_at_a_time_from_the_seat_after_the_dealer_then_the_table():
+    deck = deck_for(3, 0, [[["1o", "2o", "3o"], ["1c", "2c", "3c"], ["1e", "2e", "3e"]]], ["5b", "7b", "11b", "12o"])
+    game = Game(rules("classic"), 3, deck=deck, first_dealer=0)
+    assert deck[:3] == ["1c", "1e", "1o"]  # seat 1 first, then 2, then the dealer 0
+    assert [sorted(CARD_IDS[c] for c in h) for h in game.hands] == [
+        ["1o", "2o", "3o"], ["1c", "2c", "3c"], ["1e", "2e", "3e"]]
+    assert [CARD_IDS[c] for c in game.table] == ["5b", "7b", "11b", "12o"]
+    assert game.turn == 1
+
+
+@pytest.mark.parametrize("preset, players, sizes", [
+    ("classic", 2, [3] * 6), ("classic", 3, [3] * 4), ("classic", 4, [3] * 3),
+    ("traditional", 2, [4] * 5), ("traditional", 4, [4, 3, 3]),
+])
+def test_hand_sizes_per_deal(preset, players, sizes):
+    assert list(rules(preset).hand_sizes(players)) == sizes
+    first_table = 4 if rules(preset).deal == "table4" else 0
+    assert first_table + sum(sizes) * players == 40
+
+
+def test_hand4_starts_with_an_empty_table():
+    assert new_game("traditional").table == []
+
+
+def test_a_card_completing_a_pair_goes_back_to_the_middle_of_the_remaining_stock():
+    deck = deck_for(2, 1, [[["2o", "3o", "4o"], ["2c", "3c", "4c"]]], ["1b", "1o", "6e", "10e", "12e"])
+    game = Game(rules("classic"), 2, deck=deck, first_dealer=1)
+    assert [CARD_IDS[c] for c in game.table] == ["1b", "6e", "10e", "12e"]
+    # 1o went back at index 32 // 2 = 16 of the 32 cards left; three cards were drawn since.
+    assert CARD_IDS[game.stock[13]] == "1o"
+
+
+def test_four_consecutive_ranks_are_refused_on_the_table():
+    deck = deck_for(2, 1, [[["2o", "3o", "4o"], ["2c", "3c", "4c"]]], ["7b", "10b", "11b", "12b", "1e"])
+    game = Game(rules("classic"), 2, deck=deck, first_dealer=1)
+    assert [CARD_IDS[c] for c in game.table] == ["7b", "10b", "11b", "1e"]
+
+
+def test_without_table_restriction_the_table_is_dealt_as_it_comes():
+    deck = deck_for(2, 1, [[["2o", "3o", "4o"], ["2c", "3c", "4c"]]], ["1b", "1o", "6e", "10e"])
+    assert [CARD_IDS[c] for c in Game(rules("simple"), 2, deck=deck, first_dealer=1).table] == ["1b", "1o", "6e", "10e"]
+
+
+def test_an_explicit_deck_whose_table_can_never_be_legal_is_refused():
+    # After 4b 5b 6b, every 3, 4, 5, 6 and 7 is refused; sixteen of them fill the front half of the
+    # stock, which the put-back only cycles: no legal fourth card ever comes (§10).
+    refused = [f"{r}{s}" for r in (3, 4, 5, 6, 7) for s in "oceb" if f"{r}{s}" not in ("4b", "5b", "6b")]
+    deck = deck_for(2, 1, [[["1o", "2o", "10o"], ["1c", "2c", "10c"]]], ["4b", "5b", "6b"] + refused[:16])
+    with pytest.raises(InvalidSetup) as error:
+        Game(rules("classic"), 2, deck=deck, first_dealer=1)
+    assert error.value.field == "deck"
+    assert len(Game(rules("simple"), 2, deck=deck, first_dealer=1).table) == 4
+
+
+@pytest.mark.parametrize("deck", [["1o"] * 40, list(CARD_IDS[:39]), ["99z"] + list(CARD_IDS[1:]), "1o 2o"])
+def test_a_deck_must_name_the_40_cards_once(deck):
+    with pytest.raises(InvalidSetup):
+        Game(rules("classic"), 2, deck=deck)
+
+
+def test_the_last_deal_is_flagged():
+    game = new_game("traditional", players=4)
+    assert [e for e in game.events if e["type"] == "deal"][0]["last_deal"] is False
+    assert len(game.hand_sizes) == 3
+
+
+def test_later_rounds_shuffle_from_the_seed():
+    assert shuffled_deck("s", 1) != shuffled_deck("s", 0)
+    assert sorted(shuffled_deck("s", 1)) == list(range(40))
+
+
+# ----- determinism (golden) ------------------------------------------------------------------
+def play_random_game(seed, preset="classic", players=2, chooser_seed=1):
+    game = Game(PRESETS[preset], players, seed=seed)
+    chooser = random.Random(chooser_seed)
+    log = list(game.events)
+    while game.winner is None:
+        seat = game.awaiting()[0]
+        log.extend(game.apply(seat, chooser.choice(game.legal_actions(seat))))
+    return game, log
+
+
+def test_same_seed_and_actions_give_the_same_game():
+    first, log1 = play_random_game("same")
+    second, log2 = play_random_game("same")
+    assert log1 == log2 and first.scores == second.scores
+
+
+def test_golden_game_on_a_fixed_seed():
+    """Pins the dealing algorithm (SHA-256 stream, Fisher-Yates) and the rules on every machine."""
+    assert commitment("golden") == hashlib.sha256(b"golden").hexdigest()
+    assert [CARD_IDS[c] for c in shuffled_deck("golden", 0)[:6]] == GOLDEN_FIRST_CARDS
+    game, log = play_random_game("golden")
+    digest = hashlib.sha256(json.dumps(log, sort_keys=True).encode()).hexdigest()
+    assert (game.scores, game.winner, digest) == GOLDEN_RESULT
+
+
+GOLDEN_FIRST_CARDS = ["12b", "12c", "3c", "7b", "3b", "11e"]
+GOLDEN_RESULT = ([30, 41], 1, "08b4e7adbb16af7b443e67b31b22e03d0b0a20e9b3ab67fc7e86b4565e91d472")
