@@ -157,7 +157,7 @@ def _card_points(g):
     step = len(g.round_log) if g.round_log is not None else None
     for camp, cards in enumerate(g.captured):
         if len(cards) > neutral:
-            g.score(camp, len(cards) - neutral, "card_points", "cards", step, cards=len(cards))
+            g.score(camp, len(cards) - neutral, "card_points", "cards", step, card_count=len(cards))
 
 
 def leader_at_target(scores, target):

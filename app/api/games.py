@@ -1,0 +1,106 @@
+"""/games: create, list, view, claim seats, act, read events."""
+
+from flask import url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from . import schemas as s
+from .common import (IF_MATCH, IF_NONE_MATCH, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
+                     documents_problems, etag_header, if_match_version, not_modified, service)
+
+blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
+
+
+def _created_body(doc, version, tokens):
+    game, _ = service().view(doc["id"])
+    return {"game": game, "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.doc(operationId="listGames")
+    @blp.arguments(s.ListGamesQuery, location="query")
+    @blp.response(200, s.GameSummary(many=True))
+    @blp.paginate()
+    @documents_problems(blp, 422)
+    def get(self, query, pagination_parameters):
+        """List games by status, newest first"""
+        games, total = service().list_games(query["status"], pagination_parameters.first_item,
+                                            pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return games
+
+    @blp.doc(operationId="createGame")
+    @blp.arguments(s.CreateGameRequest)
+    @blp.response(201, s.GameCreated, description="The game, and one secret token per human seat (shown only here)")
+    @documents_problems(blp, 422)
+    def post(self, request):
+        """Create a game"""
+        doc, version, tokens = service().create_game(request)
+        location = url_for("games.Game", game_id=doc["id"])
+        return _created_body(doc, version, tokens), {"Location": location, **etag_header(version)}
+
+
+@blp.route("/<game_id>")
+class Game(MethodView):
+    @blp.doc(operationId="getGame", parameters=[IF_NONE_MATCH])
+    @blp.response(200, s.GameView, description="The spectator view: no hand, no stock order, no seed before the end")
+    @documents_problems(blp, 304, 404)
+    def get(self, game_id):
+        """Watch a game as a spectator"""
+        cached = not_modified(service().version(game_id))
+        if cached:
+            return cached
+        view, version = service().view(game_id)
+        return view, etag_header(version)
+
+
+@blp.route("/<game_id>/view")
+class SeatView(MethodView):
+    @blp.doc(operationId="getSeatView", security=SEAT_TOKEN, parameters=[IF_NONE_MATCH])
+    @blp.response(200, s.GameView, description="The game as the token's seat sees it, with its legal actions")
+    @documents_problems(blp, 304, 401, 404)
+    def get(self, game_id):
+        """See the game from your seat"""
+        view, version = service().view(game_id, bearer_token() or "")
+        return not_modified(version) or (view, etag_header(version))
+
+
+@blp.route("/<game_id>/seats/<int:seat>")
+class Seat(MethodView):
+    @blp.doc(operationId="claimSeat")
+    @blp.arguments(s.ClaimSeatRequest)
+    @blp.response(201, s.SeatClaimed, description="The seat's secret token (shown only here)")
+    @documents_problems(blp, 404, 409, 422)
+    def post(self, request, game_id, seat):
+        """Take an open seat"""
+        doc, version, token = service().claim_seat(game_id, seat, request.get("name"))
+        game, _ = service().view(game_id, token)
+        return {"seat": seat, "token": token, "game": game}, etag_header(version)
+
+
+@blp.route("/<game_id>/actions")
+class Actions(MethodView):
+    @blp.doc(operationId="playAction", security=SEAT_TOKEN, parameters=[IF_MATCH])
+    @blp.arguments(s.ActionRequest, examples={
+        "play": {"value": {"type": "play", "card": "7o"}},
+        "play and declare (on_turn)": {"value": {"type": "play", "card": "7o", "declare": True}},
+        "declare": {"value": {"type": "declare"}},
+        "pass": {"value": {"type": "pass"}}})
+    @blp.response(200, s.ActionResult, description="The seat's new view and the events the action caused")
+    @documents_problems(blp, 401, 404, 409, 412, 422, 428)
+    def post(self, action, game_id):
+        """Play a card, declare or pass"""
+        view, events, version = service().act(game_id, bearer_token(), if_match_version(), action)
+        return {"game": view, "events": events}, etag_header(version)
+
+
+@blp.route("/<game_id>/events")
+class Events(MethodView):
+    @blp.doc(operationId="listEvents", security=OPTIONAL_SEAT_TOKEN)
+    @blp.arguments(s.EventsQuery, location="query")
+    @blp.response(200, s.Event(many=True), description="Events after `after`, as this viewer may see them")
+    @documents_problems(blp, 401, 404, 422)
+    def get(self, query, game_id):
+        """Read the event log (replay and catch-up)"""
+        return service().events(game_id, bearer_token(), query["after"], query["limit"])

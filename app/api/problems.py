@@ -1,0 +1,63 @@
+"""Every error as RFC 9457 problem+json with a stable `code`: the one place errors meet HTTP."""
+
+from flask import current_app, json, make_response
+from werkzeug.exceptions import HTTPException
+
+from ..engine.errors import RondaError
+from ..errors import ServiceError
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+
+STATUS_BY_CODE = {
+    "invalid_rules": 422, "invalid_setup": 422, "invalid_action": 422, "illegal_action": 422,
+    "card_not_in_hand": 422, "declaration_not_held": 422, "invalid_request": 422,
+    "not_your_turn": 409, "game_over": 409, "seat_taken": 409, "game_not_started": 409,
+    "game_not_found": 404, "invalid_token": 401, "if_match_required": 428, "stale_version": 412,
+}
+
+CODE_BY_STATUS = {
+    400: "malformed_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
+    406: "not_acceptable", 409: "conflict", 412: "precondition_failed", 413: "payload_too_large",
+    415: "unsupported_media_type", 422: "validation_error", 428: "precondition_required",
+    429: "too_many_requests", 500: "internal_error",
+}
+
+
+def problem(status: int, code: str, title: str, detail: str | None = None, headers=None, **extensions):
+    body = {"type": f"urn:ronda:problem:{code}", "title": title, "status": status, "code": code}
+    if detail:
+        body["detail"] = detail
+    body.update({k: v for k, v in extensions.items() if v is not None})
+    response = make_response(json.dumps(body), status)
+    response.mimetype = PROBLEM_MEDIA_TYPE
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _from_typed(error):
+    status = STATUS_BY_CODE.get(error.code, 422)
+    title = error.code.replace("_", " ").capitalize()
+    return problem(status, error.code, title, error.message, **error.details)
+
+
+def _from_http(error: HTTPException):
+    status = error.code or 500
+    code = CODE_BY_STATUS.get(status, "http_error")
+    data = getattr(error, "data", None) or {}
+    errors = data.get("messages")
+    detail = error.description if not errors else "the request does not match the schema; see errors"
+    kept = {k: v for k, v in error.get_response().headers.items() if k in ("Allow", "Retry-After")}
+    return problem(status, code, error.name, detail, headers=kept, errors=errors)
+
+
+def _unexpected(error):
+    current_app.logger.exception("unexpected error", exc_info=error)
+    return problem(500, "internal_error", "Internal Server Error", "the server failed; nothing was changed")
+
+
+def register(app):
+    app.register_error_handler(RondaError, _from_typed)
+    app.register_error_handler(ServiceError, _from_typed)
+    app.register_error_handler(HTTPException, _from_http)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,218 @@
+"""Request and response schemas: the OpenAPI spec, and so the generated SDKs, come from these."""
+
+from marshmallow import Schema, fields, validate
+
+from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
+
+ACTION_TYPES = ("play", "declare", "pass")
+DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
+CARD_ID = validate.Regexp(r"^(1|2|3|4|5|6|7|10|11|12)[oceb]$", error="not a card id such as '7o' or '12b'")
+
+
+class AnnounceOptions(Schema):
+    when = fields.String(validate=validate.OneOf(WHEN))
+    scoring = fields.String(validate=validate.OneOf(SCORING))
+    tie = fields.String(validate=validate.OneOf(TIE))
+    double_ronda = fields.Boolean()
+    all_four_lowest = fields.Boolean()
+    undeclared_penalty = fields.Boolean()
+    ronda_points = fields.Integer(validate=validate.Range(min=0))
+    tringa_points = fields.Integer(validate=validate.Range(min=0))
+
+
+class RuleOptions(Schema):
+    """A preset and the options that override it (RULES.md §8)."""
+    preset = fields.String(metadata={"example": "classic"})
+    teams = fields.Boolean()
+    deal = fields.String(validate=validate.OneOf(DEAL))
+    table_restriction = fields.Boolean()
+    capture_runs = fields.Boolean()
+    streak = fields.String(validate=validate.OneOf(STREAK))
+    missa_points = fields.Integer(validate=validate.Range(min=0))
+    missa_last_card = fields.Boolean()
+    announce = fields.Nested(AnnounceOptions)
+    dealer_last_card = fields.Boolean()
+    target = fields.Integer(validate=validate.Range(min=1))
+    win = fields.String(validate=validate.OneOf(WIN))
+
+
+class SeatRequest(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
+    name = fields.String(validate=validate.Length(max=40), metadata={"example": "Amina"})
+    bot = fields.String(metadata={"description": "bot kind, for type bot", "example": "greedy"})
+
+
+class CreateGameRequest(Schema):
+    players = fields.Integer(required=True, validate=validate.Range(min=2, max=4), metadata={"example": 2})
+    rules = fields.Nested(RuleOptions, metadata={"example": {"preset": "classic"}})
+    seats = fields.List(fields.Nested(SeatRequest), validate=validate.Length(min=2, max=4),
+                        metadata={"example": [{"type": "human", "name": "Amina"}, {"type": "open"}]})
+    seed = fields.String(validate=validate.Length(min=1, max=128))
+    deck = fields.List(fields.String(validate=CARD_ID), validate=validate.Length(equal=40),
+                       metadata={"description": "first-round deck order, front first"})
+    first_dealer = fields.Integer(validate=validate.Range(min=0, max=3))
+
+
+class ClaimSeatRequest(Schema):
+    name = fields.String(validate=validate.Length(max=40), metadata={"example": "Youssef"})
+
+
+class ActionRequest(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES), metadata={"example": "play"})
+    card = fields.String(validate=CARD_ID, metadata={"example": "7o"})
+    declare = fields.Boolean(metadata={"description": "with play, on_turn timing: declare before the card"})
+    kind = fields.String(validate=validate.OneOf(DECLARATION_KINDS),
+                         metadata={"description": "with declare: optional, must be what the hand holds"})
+    rank = fields.Integer(metadata={"description": "with declare: optional, must be what the hand holds"})
+
+
+class Action(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
+    card = fields.String()
+
+
+class DeclarationInfo(Schema):
+    seat = fields.Integer(required=True)
+    camp = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(DECLARATION_KINDS))
+    rank = fields.Integer(allow_none=True, metadata={"description": "null while hidden from this viewer"})
+
+
+class StreakState(Schema):
+    system = fields.String(required=True, validate=validate.OneOf(STREAK))
+    rank = fields.Integer(allow_none=True)
+    length = fields.Integer(required=True)
+
+
+class SeatInfo(Schema):
+    seat = fields.Integer(required=True)
+    type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
+    name = fields.String(allow_none=True)
+    bot = fields.String(allow_none=True)
+
+
+class GameSummary(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("open", "active", "finished")))
+    version = fields.Integer(required=True)
+    players = fields.Integer(required=True)
+    preset = fields.String(required=True)
+    seats = fields.List(fields.Nested(SeatInfo), required=True)
+    created_at = fields.String(required=True)
+    updated_at = fields.String(required=True)
+
+
+class GameView(GameSummary):
+    """A game as one viewer may see it: a seat (own hand) or a spectator (seat null, hand null)."""
+    seat = fields.Integer(allow_none=True, required=True)
+    rules = fields.Dict(required=True)
+    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of the seed, hex"})
+    seed = fields.String(allow_none=True, metadata={"description": "revealed at game over"})
+    event_count = fields.Integer(required=True)
+    camps = fields.List(fields.Integer(), required=True)
+    round = fields.Integer(required=True)
+    deal = fields.Integer(required=True)
+    deals_in_round = fields.Integer(required=True)
+    dealer = fields.Integer(required=True)
+    last_deal = fields.Boolean(required=True)
+    phase = fields.String(required=True, validate=validate.OneOf(("declaring", "playing", "over")))
+    turn = fields.Integer(allow_none=True, required=True)
+    awaiting = fields.List(fields.Integer(), required=True)
+    hand = fields.List(fields.String(), allow_none=True, required=True)
+    table = fields.List(fields.String(), required=True)
+    pile = fields.List(fields.String(), required=True)
+    stock_count = fields.Integer(required=True)
+    hand_counts = fields.List(fields.Integer(), required=True)
+    captured_counts = fields.List(fields.Integer(), required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    declarations = fields.List(fields.Nested(DeclarationInfo), required=True)
+    streak = fields.Nested(StreakState, required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    legal_actions = fields.List(fields.Nested(Action), required=True)
+
+
+class SeatToken(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
+
+
+class GameCreated(Schema):
+    game = fields.Nested(GameView, required=True)
+    tokens = fields.List(fields.Nested(SeatToken), required=True)
+
+
+class SeatClaimed(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True)
+    game = fields.Nested(GameView, required=True)
+
+
+class Award(Schema):
+    camp = fields.Integer(required=True)
+    points = fields.Integer(required=True)
+
+
+class Event(Schema):
+    """One game event; `type` says which of the other fields it carries."""
+    id = fields.Integer(required=True)
+    type = fields.String(required=True, metadata={"example": "play"})
+    seat = fields.Integer(allow_none=True)
+    camp = fields.Integer()
+    card = fields.String()
+    cards = fields.List(fields.String())
+    card_count = fields.Integer()
+    taken = fields.List(fields.String())
+    reason = fields.String()
+    points = fields.Integer()
+    step = fields.String()
+    kind = fields.String()
+    rank = fields.Integer(allow_none=True)
+    shown = fields.Boolean()
+    round = fields.Integer()
+    deal = fields.Integer()
+    dealer = fields.Integer()
+    hand = fields.List(fields.String(), allow_none=True)
+    hand_counts = fields.List(fields.Integer())
+    table = fields.List(fields.String())
+    stock = fields.Integer()
+    last_deal = fields.Boolean()
+    declarations = fields.List(fields.Nested(DeclarationInfo))
+    awards = fields.List(fields.Nested(Award))
+    scores = fields.List(fields.Integer())
+    captured = fields.List(fields.Integer())
+    winner = fields.Integer()
+    seed = fields.String()
+
+
+class ActionResult(Schema):
+    game = fields.Nested(GameView, required=True)
+    events = fields.List(fields.Nested(Event), required=True)
+
+
+class EventsQuery(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=2000))
+
+
+class ListGamesQuery(Schema):
+    status = fields.String(load_default="active", validate=validate.OneOf(("open", "active", "finished")))
+
+
+class Preset(Schema):
+    name = fields.String(required=True)
+    players = fields.List(fields.Integer(), required=True)
+    options = fields.Dict(required=True)
+
+
+class Problem(Schema):
+    """RFC 9457 problem details; `code` is stable and machine-readable."""
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    code = fields.String(required=True)
+    detail = fields.String()
+    errors = fields.Dict()
+    legal_actions = fields.List(fields.Nested(Action))
+    current_version = fields.Integer()
+    option = fields.String()
+    field = fields.String()

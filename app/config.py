@@ -1,0 +1,29 @@
+"""Configuration from the environment; every setting has a default that works on a laptop."""
+
+import os
+
+DESCRIPTION = """Ronda, the Moroccan fishing card game, as a service.
+
+Create a game, hand each human seat its token (`Authorization: Bearer <token>`), read your
+seat's view and act on it with `If-Match: "<version>"`. Every error is
+`application/problem+json` with a stable `code`. Rules: see `GET /rules/presets`.
+"""
+
+
+class Config:
+    API_TITLE = "Ronda"
+    API_VERSION = "1.0.0"
+    OPENAPI_VERSION = "3.1.0"
+    OPENAPI_URL_PREFIX = "/"
+    OPENAPI_JSON_PATH = "openapi.json"
+    OPENAPI_SWAGGER_UI_PATH = "/docs"
+    OPENAPI_SWAGGER_UI_URL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist/"
+    API_SPEC_OPTIONS = {
+        "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
+        "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
+                                                          "description": "the seat token from createGame or claimSeat"}}},
+    }
+    MAX_CONTENT_LENGTH = 64 * 1024
+    REDIS_URL = os.environ.get("REDIS_URL") or None
+    FINISHED_GAME_TTL = int(os.environ.get("RONDA_FINISHED_GAME_TTL", 7 * 24 * 3600))
+    BOT_QUEUE = os.environ.get("RONDA_BOT_QUEUE", "bots")

@@ -1,0 +1,200 @@
+"""Games as resources: create, seat, view, act. The one place where HTTP-free game logic meets the store."""
+
+import hashlib
+import hmac
+import secrets
+from datetime import datetime, timezone
+
+from .engine import (IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
+                     game_to_dict, observation, perform, rules_from_request, visible_event)
+from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired,
+                     SeatTaken, StaleVersion)
+from .store import GameMissing, VersionConflict
+
+OPEN, ACTIVE, FINISHED = "open", "active", "finished"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class GameService:
+    def __init__(self, store, bot_kinds=(), on_bot_turn=None):
+        self.store = store
+        self.bot_kinds = tuple(bot_kinds)
+        self.on_bot_turn = on_bot_turn or (lambda game_id, version: None)
+
+    # ----- creating and joining -------------------------------------------------------------
+    def create_game(self, request: dict) -> tuple[dict, int, dict[int, str]]:
+        players = request["players"]
+        rules = rules_from_request(request.get("rules"))
+        game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
+                    first_dealer=request.get("first_dealer"))
+        seats = request.get("seats") or [{"type": "open"}] * players
+        if len(seats) != players:
+            raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
+        tokens, seat_docs = {}, []
+        for seat, spec in enumerate(seats):
+            seat_docs.append(self._seat_doc(seat, spec, tokens))
+        game_id = secrets.token_urlsafe(16)
+        doc = {
+            "id": game_id, "players": players, "rules": rules.to_dict(), "seats": seat_docs,
+            "seed_commitment": commitment(game.seed), "created_at": _now(), "updated_at": _now(),
+            "engine": game_to_dict(game), "event_count": 0,
+        }
+        doc["status"] = self._status(doc, game)
+        events = self._number(doc, game.events)
+        version = self.store.create(game_id, doc, events)
+        self._after_change(doc, version)
+        return doc, version, tokens
+
+    def _seat_doc(self, seat, spec, tokens):
+        kind = spec.get("type")
+        if kind == "human":
+            token = secrets.token_urlsafe(32)
+            tokens[seat] = token
+            return {"type": "human", "name": spec.get("name") or f"Player {seat + 1}", "token_hash": _hash_token(token)}
+        if kind == "bot":
+            if spec.get("bot") not in self.bot_kinds:
+                raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
+                                     f"kinds: {', '.join(self.bot_kinds)}", field=f"seats[{seat}].bot")
+            return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
+        return {"type": "open"}
+
+    def claim_seat(self, game_id: str, seat: int, name: str | None) -> tuple[dict, int, str]:
+        version, doc = self._load(game_id)
+        if not 0 <= seat < doc["players"]:
+            raise GameNotFound(f"game {game_id} has no seat {seat}")
+        if doc["seats"][seat]["type"] != "open":
+            raise SeatTaken(f"seat {seat} is already taken")
+        token = secrets.token_urlsafe(32)
+        doc["seats"][seat] = {"type": "human", "name": name or f"Player {seat + 1}", "token_hash": _hash_token(token)}
+        game = game_from_dict(doc["engine"])
+        version = self._write(doc, version, game, [])
+        return doc, version, token
+
+    # ----- reading ---------------------------------------------------------------------------
+    def view(self, game_id: str, token: str | None = None) -> tuple[dict, int]:
+        """The spectator view, or with a seat token that seat's own view."""
+        version, doc = self._load(game_id)
+        seat = self._seat_of(doc, token) if token is not None else None
+        return self._view(doc, version, game_from_dict(doc["engine"], record_events=False), seat), version
+
+    def version(self, game_id: str) -> int:
+        try:
+            return self.store.version(game_id)
+        except GameMissing:
+            raise GameNotFound(f"no game {game_id}") from None
+
+    def events(self, game_id: str, token: str | None, after: int, limit: int) -> list[dict]:
+        version, doc = self._load(game_id)
+        seat = self._seat_of(doc, token) if token is not None else None
+        return [visible_event(e, seat) for e in self.store.events(game_id, after, limit)]
+
+    def list_games(self, status: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        ids, total = self.store.list_ids(status, offset, limit)
+        summaries, gone = [], []
+        for game_id in ids:
+            try:
+                version, doc = self.store.load(game_id)
+            except GameMissing:
+                gone.append(game_id)
+                continue
+            summaries.append(self._summary(doc, version))
+        self.store.forget_missing(status, gone)
+        return summaries, total - len(gone)
+
+    # ----- acting ----------------------------------------------------------------------------
+    def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:
+        version, doc = self._load(game_id)
+        seat = self._seat_of(doc, token)
+        return self.act_as(game_id, seat, if_match, action, loaded=(version, doc))
+
+    def act_as(self, game_id, seat, if_match, action, loaded=None):
+        """Apply `action` for `seat` on version `if_match`; bots come through here too."""
+        version, doc = loaded or self._load(game_id)
+        if if_match is None:
+            raise PreconditionRequired("send If-Match with the version of the view you acted on")
+        if if_match != version:
+            raise StaleVersion(version)
+        if doc["status"] == OPEN:
+            raise GameNotStarted("the game starts when every seat is taken")
+        game = game_from_dict(doc["engine"])
+        try:
+            events = perform(game, seat, action)
+        except (IllegalAction, InvalidAction) as error:
+            error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
+            raise
+        numbered = self._number(doc, events)
+        version = self._write(doc, version, game, numbered)
+        return self._view(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version
+
+    # ----- internals -------------------------------------------------------------------------
+    def _load(self, game_id):
+        try:
+            return self.store.load(game_id)
+        except GameMissing:
+            raise GameNotFound(f"no game {game_id}") from None
+
+    def _write(self, doc, version, game, events):
+        previous = doc["status"]
+        doc["engine"] = game_to_dict(game)
+        doc["status"] = self._status(doc, game)
+        doc["updated_at"] = _now()
+        try:
+            version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
+        except VersionConflict as conflict:
+            raise StaleVersion(conflict.current_version) from None
+        except GameMissing:
+            raise GameNotFound(f"no game {doc['id']}") from None
+        self._after_change(doc, version)
+        return version
+
+    def _after_change(self, doc, version):
+        if doc["status"] != ACTIVE:
+            return
+        awaiting = game_from_dict(doc["engine"], record_events=False).awaiting()
+        if any(doc["seats"][seat]["type"] == "bot" for seat in awaiting):
+            self.on_bot_turn(doc["id"], version)
+
+    @staticmethod
+    def _number(doc, events):
+        first = doc["event_count"] + 1
+        doc["event_count"] += len(events)
+        return [{"id": first + i, **event} for i, event in enumerate(events)]
+
+    @staticmethod
+    def _status(doc, game):
+        if game.phase == OVER:
+            return FINISHED
+        return OPEN if any(s["type"] == "open" for s in doc["seats"]) else ACTIVE
+
+    @staticmethod
+    def _seat_of(doc, token):
+        if token:
+            digest = _hash_token(token)
+            for seat, info in enumerate(doc["seats"]):
+                if info.get("token_hash") and hmac.compare_digest(info["token_hash"], digest):
+                    return seat
+        raise InvalidToken("send 'Authorization: Bearer <seat token>' with a token of this game")
+
+    @staticmethod
+    def _public_seats(doc):
+        return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot")}
+                for s, info in enumerate(doc["seats"])]
+
+    def _summary(self, doc, version):
+        return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
+                "preset": doc["rules"]["preset"], "seats": self._public_seats(doc),
+                "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
+
+    def _view(self, doc, version, game, seat):
+        view = observation(game, seat)
+        view.update(self._summary(doc, version))
+        view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=view.get("seed"),
+                    event_count=doc["event_count"])
+        return view

@@ -1,0 +1,147 @@
+"""Live games in Redis. Every key name is made here; every write is a compare-and-set on the version.
+
+One game's keys share the hash tag `{game:<id>}` so a Redis Cluster keeps them in one slot,
+which lets one Lua script check the version, replace the document and append the events
+atomically: of two writers on the same version exactly one wins, and nothing is half-applied.
+"""
+
+import json
+import time
+
+import redis
+
+# KEYS: state hash, event list. ARGV: expected version, new document, ttl seconds (0: keep), events...
+_COMPARE_AND_SET = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return {-1, 0} end
+if current ~= ARGV[1] then return {0, tonumber(current)} end
+local version = tonumber(current) + 1
+redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
+for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+return {1, version}
+"""
+
+# KEYS: state hash, event list. ARGV: document, events...
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1])
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+return 1
+"""
+
+
+class GameMissing(Exception):
+    pass
+
+
+class VersionConflict(Exception):
+    def __init__(self, current_version: int):
+        super().__init__(f"the game is at version {current_version}")
+        self.current_version = current_version
+
+
+def state_key(game_id: str) -> str:
+    return f"{{game:{game_id}}}:state"
+
+
+def events_key(game_id: str) -> str:
+    return f"{{game:{game_id}}}:events"
+
+
+def status_index_key(status: str) -> str:
+    return f"games:status:{status}"
+
+
+def connect(url: str | None) -> redis.Redis:
+    """A client for `url`; with no URL, the embedded in-process server (one per process)."""
+    if url:
+        return redis.Redis.from_url(url)
+    import fakeredis
+    return fakeredis.FakeRedis(server=_embedded_server())
+
+
+_EMBEDDED = None
+
+
+def _embedded_server():
+    global _EMBEDDED
+    if _EMBEDDED is None:
+        import fakeredis
+        _EMBEDDED = fakeredis.FakeServer()
+    return _EMBEDDED
+
+
+class GameStore:
+    def __init__(self, client: redis.Redis, finished_ttl: int):
+        self.redis = client
+        self.finished_ttl = finished_ttl
+        self._cas = client.register_script(_COMPARE_AND_SET)
+        self._create = client.register_script(_CREATE)
+
+    def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
+        created = self._create(keys=[state_key(game_id), events_key(game_id)],
+                               args=[_dump(doc), *map(_dump, events)])
+        if not created:
+            raise VersionConflict(1)
+        self._index(game_id, doc["status"], None)
+        return 1
+
+    def load(self, game_id: str) -> tuple[int, dict]:
+        version, doc = self.redis.hmget(state_key(game_id), "version", "doc")
+        if version is None:
+            raise GameMissing(game_id)
+        return int(version), json.loads(doc)
+
+    def version(self, game_id: str) -> int:
+        version = self.redis.hget(state_key(game_id), "version")
+        if version is None:
+            raise GameMissing(game_id)
+        return int(version)
+
+    def compare_and_set(self, game_id: str, expected: int, doc: dict, events: list[dict],
+                        previous_status: str) -> int:
+        """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
+        ttl = self.finished_ttl if doc["status"] == "finished" else 0
+        outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id)],
+                                     args=[expected, _dump(doc), ttl, *map(_dump, events)])
+        if outcome == -1:
+            raise GameMissing(game_id)
+        if outcome == 0:
+            raise VersionConflict(version)
+        if doc["status"] != previous_status:
+            self._index(game_id, doc["status"], previous_status)
+        return version
+
+    def events(self, game_id: str, after: int, limit: int) -> list[dict]:
+        raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)
+        return [json.loads(item) for item in raw]
+
+    def event_count(self, game_id: str) -> int:
+        return self.redis.llen(events_key(game_id))
+
+    def _index(self, game_id, status, previous):
+        """Listing indexes live outside the game's slot, so they follow the write (not atomically)."""
+        pipe = self.redis.pipeline(transaction=False)
+        if previous:
+            pipe.zrem(status_index_key(previous), game_id)
+        pipe.zadd(status_index_key(status), {game_id: time.time()})
+        pipe.execute()
+
+    def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
+        key = status_index_key(status)
+        ids = [i.decode() for i in self.redis.zrevrange(key, offset, offset + limit - 1)]
+        return ids, self.redis.zcard(key)
+
+    def forget_missing(self, status: str, game_ids: list[str]):
+        """Finished games expire; their index entries are dropped when a listing finds them gone."""
+        if game_ids:
+            self.redis.zrem(status_index_key(status), *game_ids)
+
+
+def _dump(value) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,199 @@
+"""The game API as HTTP stories: create, seats, views, actions, errors, provable fairness."""
+
+import hashlib
+import random
+
+import pytest
+
+from app.engine import CARD_IDS, PRESETS, Game, engine_steps, shuffled_deck
+from builders import deck_for
+from http_helpers import act, bearer, create, play_to_the_end, seat_view
+
+PROBLEM = "application/problem+json"
+
+
+def test_create_answers_201_with_location_tokens_and_etag(client):
+    rv = client.post("/games", json={"players": 2, "rules": {"preset": "classic"},
+                                     "seats": [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]})
+    assert rv.status_code == 201
+    assert rv.headers["Location"] == f"/games/{rv.json['game']['id']}"
+    assert rv.headers["ETag"] == '"1"'
+    assert [t["seat"] for t in rv.json["tokens"]] == [0, 1]
+    assert rv.json["game"]["hand"] is None and rv.json["game"]["seed"] is None
+
+
+def test_each_seat_sees_its_own_hand_and_nobody_elses(client):
+    game, tokens = create(client, seed="views")
+    reference = Game(PRESETS["classic"], 2, seed="views")
+    for seat in (0, 1):
+        view = seat_view(client, game["id"], tokens[seat])
+        assert view["seat"] == seat
+        assert view["hand"] == [CARD_IDS[c] for c in reference.hands[seat]]
+        other = [CARD_IDS[c] for c in reference.hands[1 - seat]]
+        assert not set(other) & set(str(view))  # no card of the other hand anywhere in the body
+
+
+def test_the_spectator_view_shows_no_hand_no_stock_and_only_the_seed_commitment(client):
+    game, _ = create(client, seed="spectator")
+    rv = client.get(f"/games/{game['id']}")
+    assert rv.status_code == 200 and rv.json["hand"] is None and rv.json["seed"] is None
+    assert rv.json["seed_commitment"] == hashlib.sha256(b"spectator").hexdigest()
+    assert "spectator" not in rv.get_data(as_text=True).replace(rv.json["seed_commitment"], "")
+
+
+def test_if_none_match_gives_304(client):
+    game, tokens = create(client)
+    rv = client.get(f"/games/{game['id']}", headers={"If-None-Match": '"1"'})
+    assert rv.status_code == 304
+    rv = client.get(f"/games/{game['id']}/view", headers={**bearer(tokens[0]), "If-None-Match": '"1"'})
+    assert rv.status_code == 304
+    assert client.get(f"/games/{game['id']}", headers={"If-None-Match": '"9"'}).status_code == 200
+
+
+def test_an_action_answers_the_new_view_and_its_events(client):
+    game, tokens = create(client)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    card = view["hand"][0]
+    rv = act(client, game["id"], tokens[seat], {"type": "play", "card": card}, view["version"])
+    assert rv.status_code == 200
+    assert rv.headers["ETag"] == f'"{view["version"] + 1}"'
+    assert rv.json["events"][0] == {"id": rv.json["events"][0]["id"], "type": "play", "seat": seat, "card": card}
+    assert card not in rv.json["game"]["hand"]
+
+
+def test_if_match_is_required_and_a_stale_version_is_refused(client):
+    game, tokens = create(client)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    action = view["legal_actions"][0]
+    rv = client.post(f"/games/{game['id']}/actions", json=action, headers=bearer(tokens[seat]))
+    assert rv.status_code == 428 and rv.content_type == PROBLEM and rv.json["code"] == "if_match_required"
+    assert act(client, game["id"], tokens[seat], action, view["version"]).status_code == 200
+    rv = act(client, game["id"], tokens[seat], action, view["version"])
+    assert rv.status_code == 412 and rv.json["current_version"] == view["version"] + 1
+
+
+def test_not_your_turn_is_409_with_the_legal_actions(client):
+    game, tokens = create(client)
+    waiting = 1 - game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[waiting])
+    rv = act(client, game["id"], tokens[waiting], {"type": "play", "card": view["hand"][0]}, view["version"])
+    assert rv.status_code == 409 and rv.json["code"] == "not_your_turn" and rv.json["legal_actions"] == []
+
+
+@pytest.mark.parametrize("action, code", [
+    ({"type": "play", "card": "99x"}, None),
+    ({"type": "declare"}, "declaration_not_held"),
+    ({"type": "pass"}, "illegal_action"),
+    ({"type": "dance"}, None),
+])
+def test_illegal_or_malformed_actions_are_422_and_change_nothing(client, action, code):
+    deck = deck_for(2, 1, [[["1o", "2o", "3o"], ["4o", "5o", "6o"]]], ["7o", "10c", "11e", "12b"])
+    game, tokens = create(client, deck=deck, first_dealer=1)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    rv = act(client, game["id"], tokens[seat], action, view["version"])
+    assert rv.status_code == 422 and rv.content_type == PROBLEM
+    if code:
+        assert rv.json["code"] == code and rv.json["legal_actions"] == view["legal_actions"]
+    assert seat_view(client, game["id"], tokens[seat])["version"] == view["version"]
+
+
+def test_a_card_not_in_hand_is_422_card_not_in_hand(client):
+    game, tokens = create(client)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    missing = next(c for c in CARD_IDS if c not in view["hand"])
+    rv = act(client, game["id"], tokens[seat], {"type": "play", "card": missing}, view["version"])
+    assert rv.status_code == 422 and rv.json["code"] == "card_not_in_hand"
+
+
+def test_a_token_cannot_act_or_read_in_another_game(client):
+    game, tokens = create(client)
+    other, other_tokens = create(client)
+    rv = client.get(f"/games/{game['id']}/view", headers=bearer(other_tokens[0]))
+    assert rv.status_code == 401 and rv.json["code"] == "invalid_token"
+    assert client.get(f"/games/{game['id']}/view").status_code == 401
+    rv = act(client, game["id"], other_tokens[game["awaiting"][0]], {"type": "pass"}, 1)
+    assert rv.status_code == 401
+
+
+def test_open_seats_are_claimed_and_the_game_starts_when_all_are_filled(client):
+    rv = client.post("/games", json={"players": 2, "seats": [{"type": "human", "name": "Host"}, {"type": "open"}]})
+    game, host = rv.json["game"], rv.json["tokens"][0]["token"]
+    assert game["status"] == "open"
+    listed = client.get("/games?status=open&page_size=100").json
+    assert game["id"] in [g["id"] for g in listed]
+    rv = act(client, game["id"], host, {"type": "pass"}, 1)
+    assert rv.status_code == 409 and rv.json["code"] == "game_not_started"
+    rv = client.post(f"/games/{game['id']}/seats/1", json={"name": "Guest"})
+    assert rv.status_code == 201 and rv.json["game"]["status"] == "active" and rv.json["game"]["seat"] == 1
+    assert client.post(f"/games/{game['id']}/seats/1", json={}).json["code"] == "seat_taken"
+    assert client.post(f"/games/{game['id']}/seats/7", json={}).status_code == 404
+
+
+def test_listing_paginates(client):
+    for _ in range(3):
+        create(client)
+    rv = client.get("/games?status=active&page=1&page_size=2")
+    assert rv.status_code == 200 and len(rv.json) == 2
+    assert '"total"' in rv.headers["X-Pagination"]
+
+
+def test_presets_list_every_preset_with_its_options(client):
+    presets = {p["name"]: p for p in client.get("/rules/presets").json}
+    assert set(presets) == set(PRESETS)
+    assert presets["traditional"]["players"] == [2, 4]
+    assert presets["runda"]["options"]["announce"]["when"] == "in_turn_first_deal"
+
+
+def test_bad_rules_are_422_naming_the_option(client):
+    rv = client.post("/games", json={"players": 3, "rules": {"preset": "traditional"}})
+    assert rv.status_code == 422 and rv.json["option"] == "deal"
+    rv = client.post("/games", json={"players": 2, "rules": {"preset": "classic", "jokers": 2}})
+    assert rv.status_code == 422 and "jokers" in str(rv.json["errors"])
+
+
+@pytest.mark.parametrize("method, path, body, headers, status", [
+    ("get", "/games/unknown", None, {}, 404),
+    ("get", "/nowhere", None, {}, 404),
+    ("delete", "/games", None, {}, 405),
+    ("post", "/games", "{not json", {"Content-Type": "application/json"}, 400),
+    ("post", "/games", "players=2", {"Content-Type": "text/plain"}, 415),
+    ("post", "/games", '{"players": 2, "seed": "' + "x" * 70000 + '"}', {"Content-Type": "application/json"}, 413),
+])
+def test_every_error_is_problem_json_with_a_code(client, method, path, body, headers, status):
+    rv = getattr(client, method)(path, data=body, headers=headers)
+    assert rv.status_code == status and rv.content_type == PROBLEM
+    assert rv.json["status"] == status and rv.json["code"]
+    if status == 405:
+        assert "GET" in rv.headers["Allow"]
+
+
+def test_events_after_n_are_the_log_as_this_viewer_may_see_it(client):
+    game, tokens = create(client)
+    all_events = client.get(f"/games/{game['id']}/events").json
+    assert [e["id"] for e in all_events] == list(range(1, len(all_events) + 1))
+    assert client.get(f"/games/{game['id']}/events?after=1").json == all_events[1:]
+    deal = next(e for e in all_events if e["type"] == "deal")
+    assert deal["hand"] is None
+    own = client.get(f"/games/{game['id']}/events", headers=bearer(tokens[0])).json
+    assert next(e for e in own if e["type"] == "deal")["hand"] == seat_view(client, game["id"], tokens[0])["hand"]
+
+
+def test_provably_fair_the_seed_revealed_at_game_over_redeals_every_round(client):
+    game, tokens = create(client, preset="elaborate")
+    final, _ = play_to_the_end(client, game, tokens, random.Random(5))
+    seed = final["seed"]
+    assert hashlib.sha256(seed.encode()).hexdigest() == game["seed_commitment"]
+    deals = [e for e in client.get(f"/games/{game['id']}/events?limit=2000").json if e["type"] == "deal"]
+    first_deals = [e for e in deals if e["deal"] == 0]
+    for deal in first_deals:
+        deck = shuffled_deck(seed, deal["round"])
+        assert deal["hand_counts"] == [4, 4]
+        assert deck  # the order re-deals: seat after the dealer gets the first card
+        seat_first = (deal["dealer"] + 1) % 2
+        own = client.get(f"/games/{game['id']}/events?after={deal['id'] - 1}&limit=1",
+                         headers=bearer(tokens[seat_first])).json[0]
+        assert own["hand"] == sorted((CARD_IDS[c] for c in deck[0:8:2]), key=CARD_IDS.index)
