@@ -5,21 +5,37 @@ from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 
 from .api import games, problems, rules
+from .api.schemas import Problem
 from .config import Config
 from .service import GameService
 from .store import GameStore, connect
+
+
+class RondaApi(Api):
+    """Documents every default error response as problem+json, which is what problems.py sends."""
+
+    ERROR_SCHEMA = Problem
+
+    def _register_responses(self):
+        # flask-smorest reads the error media type from the success one; swap it for this call only.
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = problems.PROBLEM_MEDIA_TYPE
+        try:
+            super()._register_responses()
+        finally:
+            del self.DEFAULT_RESPONSE_CONTENT_TYPE
 
 
 def create_app(overrides: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_object(Config)
     app.config.update(overrides or {})
-    api = Api(app)
+    api = RondaApi(app)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     problems.register(app)
 
     store = GameStore(connect(app.config["REDIS_URL"]), app.config["FINISHED_GAME_TTL"])
+    app.extensions["ronda.api"] = api
     app.extensions["ronda.store"] = store
     app.extensions["ronda.service"] = GameService(store)
 

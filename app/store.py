@@ -134,8 +134,10 @@ class GameStore:
 
     def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
         key = status_index_key(status)
-        ids = [i.decode() for i in self.redis.zrevrange(key, offset, offset + limit - 1)]
-        return ids, self.redis.zcard(key)
+        total = self.redis.zcard(key)
+        if offset >= total:  # also keeps a huge page number away from Redis's 64-bit indexes
+            return [], total
+        return [i.decode() for i in self.redis.zrevrange(key, offset, offset + limit - 1)], total
 
     def forget_missing(self, status: str, game_ids: list[str]):
         """Finished games expire; their index entries are dropped when a listing finds them gone."""

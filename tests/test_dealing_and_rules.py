@@ -141,4 +141,4 @@ def test_golden_game_on_a_fixed_seed():
 
 
 GOLDEN_FIRST_CARDS = ["12b", "12c", "3c", "7b", "3b", "11e"]
-GOLDEN_RESULT = ([30, 41], 1, "08b4e7adbb16af7b443e67b31b22e03d0b0a20e9b3ab67fc7e86b4565e91d472")
+GOLDEN_RESULT = ([30, 41], 1, "e15751f7efaaf5521f5d941babcf0f4f37fdd4e751077dbd71a6379a9d47a428")
