@@ -4,7 +4,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 
-from .api import games, problems, rules
+from .api import games, health, problems, rules
 from .api.schemas import Problem
 from .config import Config
 from .service import GameService
@@ -32,6 +32,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     api = RondaApi(app)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
+    api.register_blueprint(health.blp)
     problems.register(app)
 
     store = GameStore(connect(app.config["REDIS_URL"]), app.config["FINISHED_GAME_TTL"])

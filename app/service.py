@@ -49,7 +49,7 @@ class GameService:
         doc["status"] = self._status(doc, game)
         events = self._number(doc, game.events)
         version = self.store.create(game_id, doc, events)
-        self._after_change(doc, version)
+        self._after_change(doc, version, game)
         return doc, version, tokens
 
     def _seat_doc(self, seat, spec, tokens):
@@ -151,14 +151,11 @@ class GameService:
             raise StaleVersion(conflict.current_version) from None
         except GameMissing:
             raise GameNotFound(f"no game {doc['id']}") from None
-        self._after_change(doc, version)
+        self._after_change(doc, version, game)
         return version
 
-    def _after_change(self, doc, version):
-        if doc["status"] != ACTIVE:
-            return
-        awaiting = game_from_dict(doc["engine"], record_events=False).awaiting()
-        if any(doc["seats"][seat]["type"] == "bot" for seat in awaiting):
+    def _after_change(self, doc, version, game):
+        if doc["status"] == ACTIVE and any(doc["seats"][seat]["type"] == "bot" for seat in game.awaiting()):
             self.on_bot_turn(doc["id"], version)
 
     @staticmethod
