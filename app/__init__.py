@@ -7,8 +7,8 @@ from werkzeug.exceptions import UnsupportedMediaType
 from .api import games, health, problems, rules
 from .api.schemas import Problem
 from .config import Config
-from .service import GameService
-from .store import GameStore, connect
+from .dispatch import build_service
+from .store import connect
 
 
 class RondaApi(Api):
@@ -35,10 +35,11 @@ def create_app(overrides: dict | None = None) -> Flask:
     api.register_blueprint(health.blp)
     problems.register(app)
 
-    store = GameStore(connect(app.config["REDIS_URL"]), app.config["FINISHED_GAME_TTL"])
+    in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
+    service = build_service(connect(app.config["REDIS_URL"]), app.config, in_process)
     app.extensions["ronda.api"] = api
-    app.extensions["ronda.store"] = store
-    app.extensions["ronda.service"] = GameService(store)
+    app.extensions["ronda.store"] = service.store
+    app.extensions["ronda.service"] = service
 
     @app.before_request
     def require_json_bodies():

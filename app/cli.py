@@ -31,6 +31,18 @@ def spec_text(app) -> str:
     return json.dumps(spec, indent=2, sort_keys=True) + "\n"
 
 
+def worker(args):
+    import logging
+    import os
+    from workers.runner import run_worker
+    from .config import Config
+    logging.basicConfig(level=logging.INFO)
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        sys.exit("ronda worker needs REDIS_URL (the embedded mode runs bot moves inside `ronda serve`)")
+    run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ronda", description="Ronda as a service")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -40,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--host", default="127.0.0.1")
     cmd.add_argument("--port", type=int, default=8000)
     cmd.set_defaults(run=serve)
+    cmd = commands.add_parser("worker", help="run an RQ worker that computes bot moves",
+                              description="Run an RQ worker for bot moves on REDIS_URL, with a sweeper that "
+                                          "re-dispatches a bot turn whose job was lost (RONDA_BOT_STALL_SECONDS).")
+    cmd.add_argument("--burst", action="store_true", help="stop when the queue is empty")
+    cmd.set_defaults(run=worker)
     cmd = commands.add_parser("openapi", help="write the OpenAPI spec the code generates",
                               description="Write the OpenAPI document (JSON) that the running code serves.")
     cmd.add_argument("--output", default="-", help="file to write, '-' for standard output")

@@ -27,3 +27,12 @@ class Config:
     REDIS_URL = os.environ.get("REDIS_URL") or None
     FINISHED_GAME_TTL = int(os.environ.get("RONDA_FINISHED_GAME_TTL", 7 * 24 * 3600))
     BOT_QUEUE = os.environ.get("RONDA_BOT_QUEUE", "bots")
+    # "rq": bot moves go to RQ workers (`ronda worker`); "inprocess": threads of the API process.
+    # Without REDIS_URL it is always "inprocess".
+    BOT_DISPATCH = os.environ.get("RONDA_BOT_DISPATCH", "rq")
+    BOT_STALL_SECONDS = float(os.environ.get("RONDA_BOT_STALL_SECONDS", 15))
+
+
+def settings() -> dict:
+    """The configuration as a plain dict, for code that runs outside a Flask app (workers, CLI)."""
+    return {name: getattr(Config, name) for name in dir(Config) if name.isupper()}

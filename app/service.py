@@ -2,11 +2,14 @@
 
 import hashlib
 import hmac
+import random
 import secrets
 from datetime import datetime, timezone
 
 from .engine import (IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
+from .bots import choose_action
+from .engine.views import seat_knowledge
 from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired,
                      SeatTaken, StaleVersion)
 from .store import GameMissing, VersionConflict
@@ -132,6 +135,51 @@ class GameService:
         numbered = self._number(doc, events)
         version = self._write(doc, version, game, numbered)
         return self._view(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version
+
+    # ----- bots ------------------------------------------------------------------------------
+    def play_bot_turn(self, game_id: str, version: int) -> bool:
+        """Make the bot move due at `version`; a job for a version that is gone ends quietly."""
+        try:
+            current, doc = self.store.load(game_id)
+        except GameMissing:
+            return False
+        if current != version or doc["status"] != ACTIVE:
+            return False
+        game = game_from_dict(doc["engine"], record_events=False)
+        bot_seats = [s for s in game.awaiting() if doc["seats"][s]["type"] == "bot"]
+        if not bot_seats:
+            return False
+        seat = bot_seats[0]
+        rng = random.Random(f"{game_id}:{version}:{seat}")  # a move is reproducible from the log
+        action = choose_action(doc["seats"][seat]["bot"], seat_knowledge(game, seat), rng)
+        try:
+            self.act_as(game_id, seat, version, action, loaded=(current, doc))
+        except StaleVersion:
+            return False
+        return True
+
+    def stalled_bot_games(self, older_than_seconds: float) -> list[tuple[str, int]]:
+        """Active games waiting on a bot since before the cut-off: their job may have been lost."""
+        cutoff = datetime.now(timezone.utc).timestamp() - older_than_seconds
+        stalled = []
+        ids, _ = self.store.list_ids(ACTIVE, 0, 10_000)
+        for game_id in ids:
+            try:
+                version, doc = self.store.load(game_id)
+            except GameMissing:
+                continue
+            updated = datetime.fromisoformat(doc["updated_at"].replace("Z", "+00:00")).timestamp()
+            game = game_from_dict(doc["engine"], record_events=False)
+            if (doc["status"] == ACTIVE and updated < cutoff
+                    and any(doc["seats"][s]["type"] == "bot" for s in game.awaiting())):
+                stalled.append((game_id, version))
+        return stalled
+
+    def redispatch_stalled(self, older_than_seconds: float) -> int:
+        stalled = self.stalled_bot_games(older_than_seconds)
+        for game_id, version in stalled:
+            self.on_bot_turn(game_id, version)
+        return len(stalled)
 
     # ----- internals -------------------------------------------------------------------------
     def _load(self, game_id):

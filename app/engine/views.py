@@ -63,3 +63,23 @@ def visible_event(event: dict, viewer: int | None) -> dict:
     if kind == "declaration" and not event["shown"] and viewer != event["seat"]:
         return {**event, "rank": None}
     return event
+
+
+def seat_knowledge(game, seat: int) -> dict:
+    """The state as `seat` may know it (§9), in the serialised form: what bots reason from.
+
+    Other hands and the stock are emptied (their sizes kept), the seed and other seats'
+    holdings are removed, and a declaration's rank is None until it is shown.
+    """
+    from .serialize import game_to_dict
+    data = game_to_dict(game)
+    shown = game.rules.announce.when == "in_turn_first_deal" or game.revealed
+    data.update(
+        seat=seat, seed=None, stock=[], stock_count=len(game.stock),
+        hands=[hand if s == seat else [] for s, hand in enumerate(data["hands"])],
+        hand_counts=[len(h) for h in game.hands],
+        holdings=[held if s == seat else None for s, held in enumerate(data["holdings"])],
+        declarations=[[s, kind, rank if shown or s == seat else None] for s, kind, rank in data["declarations"]],
+        undeclared=[entry for entry in data["undeclared"] if entry[0] == seat],
+    )
+    return data
