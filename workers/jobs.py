@@ -7,7 +7,9 @@ from app.dispatch import build_service
 
 
 def _service():
-    return build_service(get_current_job().connection, settings(), in_process=False)
+    job = get_current_job()
+    # The next bot move goes to the queue this one came from.
+    return build_service(job.connection, settings() | {"BOT_QUEUE": job.origin}, in_process=False)
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:

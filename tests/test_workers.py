@@ -1,0 +1,99 @@
+"""Bot moves on RQ workers against a real Redis: the job path, stale jobs, and a killed worker."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from rq import Queue, SimpleWorker
+
+from app import create_app
+from app.store import connect
+from http_helpers import act, bearer, seat_view
+
+
+@pytest.fixture
+def queue_name():
+    return f"bots-test-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def rq_app(redis_url, queue_name):
+    return create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq"})
+
+
+def run_queue(redis_url, queue_name):
+    SimpleWorker([Queue(queue_name, connection=connect(redis_url))], connection=connect(redis_url)).work(burst=True)
+
+
+def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "first_dealer": 0,
+                                     "seats": [{"type": "human", "name": "Me"}, {"type": "bot", "bot": "greedy"}]})
+    game, token = rv.json["game"], rv.json["tokens"][0]["token"]
+    assert game["awaiting"] == [1] and Queue(queue_name, connection=connect(redis_url)).count == 1
+    run_queue(redis_url, queue_name)
+    view = seat_view(client, game["id"], token)
+    assert view["version"] >= 2 and view["awaiting"] == [0]  # a declaration may come before the card
+    played = [e for e in client.get(f"/games/{game['id']}/events").json if e["type"] == "play"]
+    assert [e["seat"] for e in played] == [1]
+    assert act(client, game["id"], token, view["legal_actions"][0], view["version"]).status_code == 200
+    run_queue(redis_url, queue_name)
+    after = seat_view(client, game["id"], token)
+    assert after["awaiting"] == [0] and after["version"] >= view["version"] + 2
+
+
+def test_a_job_for_a_version_that_is_gone_ends_quietly(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "first_dealer": 0,
+                                     "seats": [{"type": "human"}, {"type": "bot", "bot": "random"}]})
+    game = rv.json["game"]
+    run_queue(redis_url, queue_name)
+    service = rq_app.extensions["ronda.service"]
+    assert service.play_bot_turn(game["id"], 1) is False  # version 1 was played already
+    assert client.get(f"/games/{game['id']}").json["version"] == 2
+
+
+def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple"},
+                                     "seats": [{"type": "bot", "bot": "random"}, {"type": "bot", "bot": "greedy"}]})
+    run_queue(redis_url, queue_name)
+    final = client.get(f"/games/{rv.json['game']['id']}").json
+    assert final["status"] == "finished" and final["winner"] in (0, 1)
+
+
+def start_worker(redis_url, queue_name):
+    env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue_name, "RONDA_BOT_STALL_SECONDS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_a_game_survives_its_worker_being_killed_mid_game(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple"},
+                                     "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]})
+    game_id = rv.json["game"]["id"]
+    worker = start_worker(redis_url, queue_name)
+    deadline = time.time() + 60
+    while client.get(f"/games/{game_id}").json["version"] < 6 and time.time() < deadline:
+        time.sleep(0.05)
+    worker.send_signal(signal.SIGKILL)  # most likely in the middle of an expert's move
+    worker.wait()
+    stopped_at = client.get(f"/games/{game_id}").json["version"]
+    assert stopped_at >= 6
+    replacement = start_worker(redis_url, queue_name)
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            state = client.get(f"/games/{game_id}").json
+            if state["version"] > stopped_at + 3:
+                break
+            time.sleep(0.2)
+        assert state["version"] > stopped_at + 3, "the game stalled after the worker died"
+    finally:
+        replacement.terminate()
+        replacement.wait()
