@@ -4,10 +4,10 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 
-from .api import games, health, problems, rules
+from .api import games, health, matches, problems, rules
 from .api.schemas import Problem
 from .config import Config
-from .dispatch import build_service
+from .dispatch import build_services
 from .store import connect
 
 
@@ -32,14 +32,16 @@ def create_app(overrides: dict | None = None) -> Flask:
     api = RondaApi(app)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
+    api.register_blueprint(matches.blp)
     api.register_blueprint(health.blp)
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
-    service = build_service(connect(app.config["REDIS_URL"]), app.config, in_process)
+    service, match_service = build_services(connect(app.config["REDIS_URL"]), app.config, in_process)
     app.extensions["ronda.api"] = api
     app.extensions["ronda.store"] = service.store
     app.extensions["ronda.service"] = service
+    app.extensions["ronda.matches"] = match_service
 
     @app.before_request
     def require_json_bodies():

@@ -1,7 +1,7 @@
-"""Who computes bot moves: RQ workers in production, a thread pool in the embedded mode.
+"""Who does the slow work (bot moves, match games): RQ workers, or threads in the embedded mode.
 
-Either way a bot move is a plain call of `GameService.play_bot_turn(game_id, version)`,
-which acts through the same compare-and-set as a human and ends quietly when stale.
+Either way the work is a plain call into the services, which write through the same
+compare-and-set as everything else and end quietly when what they were asked is stale.
 """
 
 import logging
@@ -9,48 +9,57 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rq import Queue, Retry
 
+from .bots import BOTS
+from .match_service import MatchService
 from .service import GameService
-from .store import GameStore
+from .store import GameStore, MatchStore
 
 log = logging.getLogger(__name__)
-BOT_JOB = "workers.jobs.play_bot_turn"
-BOT_JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one
-BOT_JOB_RETRY = Retry(max=2, interval=[1, 5])
+JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one
+MATCH_GAME_TIMEOUT = 600
+JOB_RETRY = Retry(max=2, interval=[1, 5])
 
 
 class RQDispatcher:
     def __init__(self, connection, queue_name: str):
         self.queue = Queue(queue_name, connection=connection)
 
-    def __call__(self, game_id: str, version: int):
+    def bot_turn(self, game_id: str, version: int):
         # One job id per game version: a re-enqueue (the sweeper's) replaces a lost job.
-        self.queue.enqueue(BOT_JOB, game_id, version, job_id=f"bot-{game_id}-{version}",
-                           job_timeout=BOT_JOB_TIMEOUT, retry=BOT_JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
+        self.queue.enqueue("workers.jobs.play_bot_turn", game_id, version, job_id=f"bot-{game_id}-{version}",
+                           job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
+
+    def match_game(self, match_id: str, index: int):
+        self.queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
+                           job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
 
 
 class InProcessDispatcher:
-    """The embedded mode's worker: bot moves on two threads of the serving process."""
+    """The embedded mode's worker: the same calls, on two threads of the serving process."""
 
     def __init__(self):
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ronda-bot")
-        self.service = None
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ronda-work")
+        self.games = self.matches = None
 
-    def __call__(self, game_id: str, version: int):
-        self.executor.submit(self._run, game_id, version)
+    def bot_turn(self, game_id: str, version: int):
+        self.executor.submit(self._run, lambda: self.games.play_bot_turn(game_id, version))
 
-    def _run(self, game_id, version):
+    def match_game(self, match_id: str, index: int):
+        self.executor.submit(self._run, lambda: self.matches.play_match_game(match_id, index))
+
+    @staticmethod
+    def _run(work):
         try:
-            self.service.play_bot_turn(game_id, version)
+            work()
         except Exception:
-            log.exception("bot move failed for %s at version %s", game_id, version)
+            log.exception("background work failed")
 
 
-def build_service(client, config: dict, in_process: bool) -> GameService:
-    """The service wired to its store and to the bot dispatcher the deployment uses."""
-    from .bots import BOTS
-    store = GameStore(client, config["FINISHED_GAME_TTL"])
+def build_services(client, config: dict, in_process: bool) -> tuple[GameService, MatchService]:
+    """The services wired to their stores and to the dispatcher this deployment uses."""
     dispatcher = InProcessDispatcher() if in_process else RQDispatcher(client, config["BOT_QUEUE"])
-    service = GameService(store, bot_kinds=BOTS, on_bot_turn=dispatcher)
+    games = GameService(GameStore(client, config["FINISHED_GAME_TTL"]), bot_kinds=BOTS, dispatcher=dispatcher)
+    matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher)
     if in_process:
-        dispatcher.service = service
-    return service
+        dispatcher.games, dispatcher.matches = games, matches
+    return games, matches

@@ -17,7 +17,7 @@ from .store import GameMissing, VersionConflict
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
 
 
-def _now() -> str:
+def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
@@ -26,10 +26,10 @@ def _hash_token(token: str) -> str:
 
 
 class GameService:
-    def __init__(self, store, bot_kinds=(), on_bot_turn=None):
+    def __init__(self, store, bot_kinds=(), dispatcher=None):
         self.store = store
         self.bot_kinds = tuple(bot_kinds)
-        self.on_bot_turn = on_bot_turn or (lambda game_id, version: None)
+        self.dispatcher = dispatcher
 
     # ----- creating and joining -------------------------------------------------------------
     def create_game(self, request: dict) -> tuple[dict, int, dict[int, str]]:
@@ -43,17 +43,19 @@ class GameService:
         tokens, seat_docs = {}, []
         for seat, spec in enumerate(seats):
             seat_docs.append(self._seat_doc(seat, spec, tokens))
-        game_id = secrets.token_urlsafe(16)
+        return (*self.store_new_game(secrets.token_urlsafe(16), game, seat_docs, game.events), tokens)
+
+    def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict]) -> tuple[dict, int]:
+        """Keep a new game (or a finished match game with its whole log) as a resource."""
         doc = {
-            "id": game_id, "players": players, "rules": rules.to_dict(), "seats": seat_docs,
-            "seed_commitment": commitment(game.seed), "created_at": _now(), "updated_at": _now(),
+            "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
+            "seed_commitment": commitment(game.seed), "created_at": utc_now(), "updated_at": utc_now(),
             "engine": game_to_dict(game), "event_count": 0,
         }
         doc["status"] = self._status(doc, game)
-        events = self._number(doc, game.events)
-        version = self.store.create(game_id, doc, events)
+        version = self.store.create(game_id, doc, self._number(doc, events))
         self._after_change(doc, version, game)
-        return doc, version, tokens
+        return doc, version
 
     def _seat_doc(self, seat, spec, tokens):
         kind = spec.get("type")
@@ -107,7 +109,7 @@ class GameService:
             except GameMissing:
                 gone.append(game_id)
                 continue
-            summaries.append(self._summary(doc, version))
+            summaries.append(self.summary(doc, version))
         self.store.forget_missing(status, gone)
         return summaries, total - len(gone)
 
@@ -178,7 +180,7 @@ class GameService:
     def redispatch_stalled(self, older_than_seconds: float) -> int:
         stalled = self.stalled_bot_games(older_than_seconds)
         for game_id, version in stalled:
-            self.on_bot_turn(game_id, version)
+            self.dispatcher.bot_turn(game_id, version)
         return len(stalled)
 
     # ----- internals -------------------------------------------------------------------------
@@ -192,7 +194,7 @@ class GameService:
         previous = doc["status"]
         doc["engine"] = game_to_dict(game)
         doc["status"] = self._status(doc, game)
-        doc["updated_at"] = _now()
+        doc["updated_at"] = utc_now()
         try:
             version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
         except VersionConflict as conflict:
@@ -204,7 +206,7 @@ class GameService:
 
     def _after_change(self, doc, version, game):
         if doc["status"] == ACTIVE and any(doc["seats"][seat]["type"] == "bot" for seat in game.awaiting()):
-            self.on_bot_turn(doc["id"], version)
+            self.dispatcher.bot_turn(doc["id"], version)
 
     @staticmethod
     def _number(doc, events):
@@ -232,14 +234,16 @@ class GameService:
         return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot")}
                 for s, info in enumerate(doc["seats"])]
 
-    def _summary(self, doc, version):
+    def summary(self, doc, version):
+        engine = doc["engine"]
         return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
                 "preset": doc["rules"]["preset"], "seats": self._public_seats(doc),
+                "scores": engine["scores"], "winner": engine["winner"],
                 "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
 
     def _view(self, doc, version, game, seat):
         view = observation(game, seat)
-        view.update(self._summary(doc, version))
+        view.update(self.summary(doc, version))
         view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=view.get("seed"),
                     event_count=doc["event_count"])
         return view

@@ -35,6 +35,15 @@ return 1
 """
 
 
+# KEYS: done set, stats hash, games list. ARGV: game index, game id, field, increment, field, increment...
+_RECORD_MATCH_GAME = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[3], ARGV[2])
+for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
+return 1
+"""
+
+
 class GameMissing(Exception):
     pass
 
@@ -51,6 +60,22 @@ def state_key(game_id: str) -> str:
 
 def events_key(game_id: str) -> str:
     return f"{{game:{game_id}}}:events"
+
+
+def match_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:state"
+
+
+def match_stats_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:stats"
+
+
+def match_done_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:done"
+
+
+def match_games_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:games"
 
 
 def status_index_key(status: str) -> str:
@@ -143,6 +168,43 @@ class GameStore:
         """Finished games expire; their index entries are dropped when a listing finds them gone."""
         if game_ids:
             self.redis.zrem(status_index_key(status), *game_ids)
+
+
+class MatchStore:
+    """A match: its request, its tallies (one atomic script per finished game) and its games."""
+
+    def __init__(self, client: redis.Redis, ttl: int):
+        self.redis = client
+        self.ttl = ttl
+        self._record = client.register_script(_RECORD_MATCH_GAME)
+
+    def create(self, match_id: str, doc: dict):
+        self.redis.set(match_key(match_id), _dump(doc), ex=self.ttl, nx=True)
+
+    def load(self, match_id: str) -> tuple[dict, dict]:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(match_key(match_id))
+        pipe.hgetall(match_stats_key(match_id))
+        raw, stats = pipe.execute()
+        if raw is None:
+            raise GameMissing(match_id)
+        return json.loads(raw), {k.decode(): float(v) for k, v in stats.items()}
+
+    def record_game(self, match_id: str, index: int, game_id: str, increments: dict) -> bool:
+        """Count a finished game once, however often its job runs."""
+        keys = [match_done_key(match_id), match_stats_key(match_id), match_games_key(match_id)]
+        args = [index, game_id] + [x for item in increments.items() for x in item]
+        recorded = self._record(keys=keys, args=args)
+        for key in keys:
+            self.redis.expire(key, self.ttl)
+        return bool(recorded)
+
+    def game_ids(self, match_id: str, offset: int, limit: int) -> tuple[list[str], int]:
+        key = match_games_key(match_id)
+        total = self.redis.llen(key)
+        if offset >= total:
+            return [], total
+        return [i.decode() for i in self.redis.lrange(key, offset, offset + limit - 1)], total
 
 
 def _dump(value) -> str:

@@ -52,9 +52,10 @@ def test_a_job_for_a_version_that_is_gone_ends_quietly(rq_app, redis_url, queue_
                                      "seats": [{"type": "human"}, {"type": "bot", "bot": "random"}]})
     game = rv.json["game"]
     run_queue(redis_url, queue_name)
+    version = client.get(f"/games/{game['id']}").json["version"]
     service = rq_app.extensions["ronda.service"]
-    assert service.play_bot_turn(game["id"], 1) is False  # version 1 was played already
-    assert client.get(f"/games/{game['id']}").json["version"] == 2
+    assert version >= 2 and service.play_bot_turn(game["id"], 1) is False  # version 1 was played already
+    assert client.get(f"/games/{game['id']}").json["version"] == version
 
 
 def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_name):
@@ -97,3 +98,33 @@ def test_a_game_survives_its_worker_being_killed_mid_game(rq_app, redis_url, que
     finally:
         replacement.terminate()
         replacement.wait()
+
+
+def test_a_small_match_end_to_end_through_the_api(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/matches", json={"rules": {"preset": "classic"}, "bots": ["greedy", "random"], "games": 4,
+                                       "seed": "small-match"})
+    assert rv.status_code == 202 and rv.headers["Location"] == f"/matches/{rv.json['id']}"
+    assert rv.json["status"] == "running" and rv.json["games_done"] == 0
+    run_queue(redis_url, queue_name)
+    match = client.get(rv.headers["Location"]).json
+    assert match["status"] == "finished" and match["games_done"] == 4
+    assert sum(e["wins"] for e in match["entrants"]) == 4
+    assert all(e["win_rate_low"] <= e["win_rate"] <= e["win_rate_high"] for e in match["entrants"])
+    games = client.get(f"{rv.headers['Location']}/games").json
+    assert len(games) == 4 and all(g["status"] == "finished" for g in games)
+    by_deck = {}
+    for game in games:  # duplicate deals: each deck twice, with the bots in swapped seats
+        events = client.get(f"/games/{game['id']}/events?limit=2000").json
+        assert events[-1]["type"] == "game_over"
+        by_deck.setdefault(events[-1]["seed"], []).append([s["bot"] for s in game["seats"]])
+    assert sorted(len(v) for v in by_deck.values()) == [2, 2]
+    assert all(seats[0] == seats[1][::-1] for seats in by_deck.values())
+
+
+def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, queue_name):
+    matches = rq_app.extensions["ronda.matches"]
+    match = matches.create_match({"bots": ["random", "random"], "games": 1, "rules": {"preset": "simple"}})
+    assert matches.play_match_game(match["id"], 0) is True
+    assert matches.play_match_game(match["id"], 0) is False
+    assert matches.status(match["id"])["games_done"] == 1

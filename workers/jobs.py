@@ -1,16 +1,22 @@
-"""RQ jobs: plain functions of ids. The service does the work; a stale job ends quietly."""
+"""RQ jobs: plain functions of ids. The services do the work; a stale job ends quietly."""
 
 from rq import get_current_job
 
 from app.config import settings
-from app.dispatch import build_service
+from app.dispatch import build_services
 
 
-def _service():
+def _services():
     job = get_current_job()
-    # The next bot move goes to the queue this one came from.
-    return build_service(job.connection, settings() | {"BOT_QUEUE": job.origin}, in_process=False)
+    # Follow-up work goes to the queue this job came from.
+    return build_services(job.connection, settings() | {"BOT_QUEUE": job.origin}, in_process=False)
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:
-    return _service().play_bot_turn(game_id, version)
+    games, _ = _services()
+    return games.play_bot_turn(game_id, version)
+
+
+def play_match_game(match_id: str, index: int) -> bool:
+    _, matches = _services()
+    return matches.play_match_game(match_id, index)

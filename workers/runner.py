@@ -7,7 +7,7 @@ import time
 from rq import SimpleWorker
 
 from app.config import settings
-from app.dispatch import build_service
+from app.dispatch import build_services
 from app.store import connect
 
 log = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ def sweep_forever(service, stall_seconds: float, stop: threading.Event):
 
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False):
     connection = connect(redis_url)
-    service = build_service(connection, settings(), in_process=False)
+    service, _ = build_services(connection, settings(), in_process=False)
     stop = threading.Event()
     sweeper = threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True)
     sweeper.start()

@@ -98,6 +98,8 @@ class GameSummary(Schema):
     players = fields.Integer(required=True)
     preset = fields.String(required=True)
     seats = fields.List(fields.Nested(SeatInfo), required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winner = fields.Integer(allow_none=True, required=True)
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 
@@ -124,10 +126,8 @@ class GameView(GameSummary):
     stock_count = fields.Integer(required=True)
     hand_counts = fields.List(fields.Integer(), required=True)
     captured_counts = fields.List(fields.Integer(), required=True)
-    scores = fields.List(fields.Integer(), required=True)
     declarations = fields.List(fields.Nested(DeclarationInfo), required=True)
     streak = fields.Nested(StreakState, required=True)
-    winner = fields.Integer(allow_none=True, required=True)
     legal_actions = fields.List(fields.Nested(Action), required=True)
 
 

@@ -1,0 +1,85 @@
+"""/matches: bot-only matches, played on the workers, with win rates and their intervals."""
+
+from flask import current_app, url_for
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from marshmallow import Schema, fields, validate
+
+from ..match_service import MAX_GAMES
+from . import schemas as s
+from .common import documents_problems
+
+blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
+
+
+def matches():
+    return current_app.extensions["ronda.matches"]
+
+
+class CreateMatchRequest(Schema):
+    rules = fields.Nested(s.RuleOptions, metadata={"example": {"preset": "classic"}})
+    bots = fields.List(fields.String(), required=True, validate=validate.Length(min=2, max=4),
+                       metadata={"description": "one bot kind per seat", "example": ["expert", "greedy"]})
+    games = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_GAMES), metadata={"example": 20})
+    seed = fields.String(validate=validate.Length(min=1, max=128))
+
+
+class EntrantResult(Schema):
+    entrant = fields.Integer(required=True)
+    bot = fields.String(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(allow_none=True, required=True)
+    win_rate_low = fields.Float(required=True, metadata={"description": "Wilson 95% interval, low end"})
+    win_rate_high = fields.Float(required=True, metadata={"description": "Wilson 95% interval, high end"})
+    mean_points = fields.Float(allow_none=True, required=True)
+    mean_ms_per_move = fields.Float(allow_none=True, required=True)
+
+
+class Match(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
+    rules = fields.Dict(required=True)
+    bots = fields.List(fields.String(), required=True)
+    seed = fields.String(required=True)
+    games_total = fields.Integer(required=True)
+    games_done = fields.Integer(required=True)
+    seating = fields.String(required=True)
+    first_seating = fields.List(fields.Integer(), required=True)
+    entrants = fields.List(fields.Nested(EntrantResult), required=True)
+    created_at = fields.String(required=True)
+
+
+@blp.route("")
+class Matches(MethodView):
+    @blp.doc(operationId="createMatch")
+    @blp.arguments(CreateMatchRequest)
+    @blp.response(202, Match, description="Accepted: the games run on the workers")
+    @documents_problems(blp, 422)
+    def post(self, request):
+        """Start a bot-only match"""
+        match = matches().create_match(request)
+        return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
+
+
+@blp.route("/<match_id>")
+class MatchResource(MethodView):
+    @blp.doc(operationId="getMatch")
+    @blp.response(200, Match)
+    @documents_problems(blp, 404)
+    def get(self, match_id):
+        """A match's progress and results per bot"""
+        return matches().status(match_id)
+
+
+@blp.route("/<match_id>/games")
+class MatchGames(MethodView):
+    @blp.doc(operationId="listMatchGames")
+    @blp.response(200, s.GameSummary(many=True), description="Its finished games, each replayable via listEvents")
+    @blp.paginate()
+    @documents_problems(blp, 404)
+    def get(self, match_id, pagination_parameters):
+        """List a match's games"""
+        games, total = matches().match_games(match_id, pagination_parameters.first_item,
+                                             pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return games

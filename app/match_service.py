@@ -1,0 +1,87 @@
+"""Bot-only matches as resources: created at once, played game by game on the workers."""
+
+import secrets
+
+from .engine import new_seed, rules_from_dict, rules_from_request
+from .errors import GameNotFound, InvalidRequest
+from .matches import entrant_results, play_game, seating, wilson_interval
+from .service import utc_now
+from .store import GameMissing, VersionConflict
+
+MAX_GAMES = 2000
+
+
+class MatchService:
+    def __init__(self, store, games, dispatcher):
+        self.store = store
+        self.games = games
+        self.dispatcher = dispatcher
+
+    def create_match(self, request: dict) -> dict:
+        bots = request["bots"]
+        rules = rules_from_request(request.get("rules"))
+        rules.check_players(len(bots))
+        unknown = [b for b in bots if b not in self.games.bot_kinds]
+        if unknown:
+            raise InvalidRequest(f"bots: unknown bot kind(s) {unknown}; kinds: {', '.join(self.games.bot_kinds)}",
+                                 field="bots")
+        match_id = secrets.token_urlsafe(12)
+        doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
+               "seed": request.get("seed") or new_seed(), "created_at": utc_now()}
+        self.store.create(match_id, doc)
+        for index in range(doc["games_total"]):
+            self.dispatcher.match_game(match_id, index)
+        return self.status(match_id)
+
+    def play_match_game(self, match_id: str, index: int) -> bool:
+        """Play game `index` of the match and count it; a job that runs twice counts once."""
+        doc, _ = self._load(match_id)
+        played = play_game(rules_from_dict(doc["rules"]), doc["bots"], doc["seed"], index)
+        game_id = f"{match_id}-{index}"
+        seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
+                 for entrant in played.entrants]
+        try:
+            self.games.store_new_game(game_id, played.game, seats, played.events)
+        except VersionConflict:
+            pass  # stored by an earlier run of this job
+        increments = {"games_done": 1}
+        for entrant, result in enumerate(entrant_results(played)):
+            for name, value in result.items():
+                increments[f"e{entrant}:{name}"] = value
+        return self.store.record_game(match_id, index, game_id, increments)
+
+    def status(self, match_id: str) -> dict:
+        doc, stats = self._load(match_id)
+        done = int(stats.get("games_done", 0))
+        entrants = []
+        for entrant, bot in enumerate(doc["bots"]):
+            wins, moves = stats.get(f"e{entrant}:wins", 0), stats.get(f"e{entrant}:moves", 0)
+            low, high = wilson_interval(wins, done)
+            entrants.append({
+                "entrant": entrant, "bot": bot, "wins": int(wins),
+                "win_rate": wins / done if done else None, "win_rate_low": low, "win_rate_high": high,
+                "mean_points": stats.get(f"e{entrant}:points", 0) / done if done else None,
+                "mean_ms_per_move": stats.get(f"e{entrant}:ms", 0) / moves if moves else None,
+            })
+        status = "finished" if done >= doc["games_total"] else "running"
+        return {**doc, "status": status, "games_done": done, "entrants": entrants,
+                "seating": "seats rotate every game; each deck is dealt once per rotation (duplicate)",
+                "first_seating": seating(len(doc["bots"]), 0)}
+
+    def match_games(self, match_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        self._load(match_id)
+        ids, total = self.store.game_ids(match_id, offset, limit)
+        summaries = []
+        for game_id in ids:
+            try:
+                version, doc = self.games.store.load(game_id)
+            except GameMissing:
+                continue
+            summaries.append(self.games.summary(doc, version))
+        return summaries, total
+
+    def _load(self, match_id):
+        try:
+            return self.store.load(match_id)
+        except GameMissing:
+            raise GameNotFound(f"no match {match_id}") from None

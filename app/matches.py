@@ -1,0 +1,70 @@
+"""Bot-only matches, pure: seat rotation with duplicate deals, one game's play-out, and the tallies.
+
+Every deck is played once per seat rotation (the same deck with the seats swapped), so the
+luck of the deal cancels out between entrants.
+"""
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+from .bots import BOTS
+from .engine import Game
+from .engine.views import seat_knowledge
+
+
+def seating(players: int, game_index: int) -> list[int]:
+    """The entrant at each seat: one seat further round for each game of a deck's rotation."""
+    shift = game_index % players
+    return [(seat + shift) % players for seat in range(players)]
+
+
+def deck_seed(match_seed: str, game_index: int, players: int) -> str:
+    return f"{match_seed}:deck:{game_index // players}"
+
+
+@dataclass
+class PlayedGame:
+    game: Game
+    entrants: list[int]  # the entrant at each seat
+    move_ms: list[list[float]] = field(default_factory=list)  # per seat
+    events: list[dict] | None = None
+
+
+def play_game(rules, bots: list[str], match_seed: str, game_index: int, record_events=True) -> PlayedGame:
+    players = len(bots)
+    entrants = seating(players, game_index)
+    game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0,
+                record_events=record_events)
+    rngs = [random.Random(f"{match_seed}:{game_index}:{seat}") for seat in range(players)]
+    played = PlayedGame(game, entrants, [[] for _ in range(players)], list(game.events) if record_events else None)
+    while game.winner is None:
+        seat = game.awaiting()[0]
+        started = time.perf_counter()
+        action = BOTS[bots[entrants[seat]]](seat_knowledge(game, seat), rngs[seat])
+        played.move_ms[seat].append((time.perf_counter() - started) * 1000)
+        events = game.apply(seat, action)
+        if played.events is not None:
+            played.events.extend(events)
+    return played
+
+
+def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return (max(0.0, centre - spread), min(1.0, centre + spread))
+
+
+def entrant_results(played: PlayedGame) -> list[dict]:
+    """Per entrant: wins (1 or 0), its camp's points, its moves and their total ms."""
+    game = played.game
+    out = [None] * len(played.entrants)
+    for seat, entrant in enumerate(played.entrants):
+        camp = game.camp_of[seat]
+        out[entrant] = {"wins": int(game.winner == camp), "points": game.scores[camp],
+                        "moves": len(played.move_ms[seat]), "ms": sum(played.move_ms[seat])}
+    return out
