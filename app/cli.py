@@ -43,6 +43,39 @@ def worker(args):
     run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst)
 
 
+def match(args):
+    """A bot-only match on this machine, no server: the same games the /matches workers play."""
+    from multiprocessing import Pool
+    from .engine import new_seed, rules_from_request
+    from .matches import standings
+    bots = args.bots.split(",")
+    rules = rules_from_request({"preset": args.preset})
+    rules.check_players(len(bots))
+    seed = args.seed or new_seed()
+    totals = {}
+    with Pool(args.jobs) as pool:
+        tasks = [(args.preset, bots, seed, i) for i in range(args.games)]
+        for done, increments in enumerate(pool.imap_unordered(_match_game, tasks), start=1):
+            for key, value in increments.items():
+                totals[key] = totals.get(key, 0) + value
+            bar = "#" * (30 * done // args.games)
+            print(f"\r[{bar:<30}] {done}/{args.games}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"{args.preset}, {len(bots)} players, {args.games} games, seed {seed}; seats rotate, decks in duplicate")
+    print(f"{'entrant':<10}{'bot':<10}{'wins':>6}{'win rate':>10}  {'Wilson 95%':<18}{'points':>8}{'ms/move':>9}")
+    for row in standings(bots, totals):
+        print(f"{row['entrant']:<10}{row['bot']:<10}{row['wins']:>6}{row['win_rate']:>10.1%}  "
+              f"[{row['win_rate_low']:.1%}, {row['win_rate_high']:.1%}]{'':<3}{row['mean_points']:>8.1f}"
+              f"{row['mean_ms_per_move']:>9.2f}")
+
+
+def _match_game(task):
+    from .engine import rules_from_request
+    from .matches import play_game, tally
+    preset, bots, seed, index = task
+    return tally(play_game(rules_from_request({"preset": preset}), bots, seed, index, record_events=False))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ronda", description="Ronda as a service")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -57,6 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
                                           "re-dispatches a bot turn whose job was lost (RONDA_BOT_STALL_SECONDS).")
     cmd.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     cmd.set_defaults(run=worker)
+    cmd = commands.add_parser("match", help="play a bot-only match here, without a server",
+                              description="Play bots against each other (seats rotate, decks in duplicate) and "
+                                          "print wins, win rates with Wilson 95% intervals, points and ms per move.")
+    cmd.add_argument("--preset", default="classic")
+    cmd.add_argument("--bots", required=True, help="one bot kind per seat, e.g. expert,greedy")
+    cmd.add_argument("--games", type=int, default=100)
+    cmd.add_argument("--seed", help="match seed (random when omitted)")
+    cmd.add_argument("--jobs", type=int, default=1, help="processes")
+    cmd.set_defaults(run=match)
     cmd = commands.add_parser("openapi", help="write the OpenAPI spec the code generates",
                               description="Write the OpenAPI document (JSON) that the running code serves.")
     cmd.add_argument("--output", default="-", help="file to write, '-' for standard output")
@@ -65,8 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None):
+    from .engine import RondaError
     args = build_parser().parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except RondaError as error:
+        sys.exit(f"ronda {args.command}: {error}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import secrets
 
 from .engine import new_seed, rules_from_dict, rules_from_request
 from .errors import GameNotFound, InvalidRequest
-from .matches import entrant_results, play_game, seating, wilson_interval
+from .matches import play_game, seating, standings, tally
 from .service import utc_now
 from .store import GameMissing, VersionConflict
 
@@ -44,27 +44,13 @@ class MatchService:
             self.games.store_new_game(game_id, played.game, seats, played.events)
         except VersionConflict:
             pass  # stored by an earlier run of this job
-        increments = {"games_done": 1}
-        for entrant, result in enumerate(entrant_results(played)):
-            for name, value in result.items():
-                increments[f"e{entrant}:{name}"] = value
-        return self.store.record_game(match_id, index, game_id, increments)
+        return self.store.record_game(match_id, index, game_id, tally(played))
 
     def status(self, match_id: str) -> dict:
-        doc, stats = self._load(match_id)
-        done = int(stats.get("games_done", 0))
-        entrants = []
-        for entrant, bot in enumerate(doc["bots"]):
-            wins, moves = stats.get(f"e{entrant}:wins", 0), stats.get(f"e{entrant}:moves", 0)
-            low, high = wilson_interval(wins, done)
-            entrants.append({
-                "entrant": entrant, "bot": bot, "wins": int(wins),
-                "win_rate": wins / done if done else None, "win_rate_low": low, "win_rate_high": high,
-                "mean_points": stats.get(f"e{entrant}:points", 0) / done if done else None,
-                "mean_ms_per_move": stats.get(f"e{entrant}:ms", 0) / moves if moves else None,
-            })
+        doc, totals = self._load(match_id)
+        done = int(totals.get("games_done", 0))
         status = "finished" if done >= doc["games_total"] else "running"
-        return {**doc, "status": status, "games_done": done, "entrants": entrants,
+        return {**doc, "status": status, "games_done": done, "entrants": standings(doc["bots"], totals),
                 "seating": "seats rotate every game; each deck is dealt once per rotation (duplicate)",
                 "first_seating": seating(len(doc["bots"]), 0)}
 

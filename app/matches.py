@@ -37,7 +37,7 @@ def play_game(rules, bots: list[str], match_seed: str, game_index: int, record_e
     entrants = seating(players, game_index)
     game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0,
                 record_events=record_events)
-    rngs = [random.Random(f"{match_seed}:{game_index}:{seat}") for seat in range(players)]
+    rngs = [random.Random(f"{match_seed}:{game_index}:entrant{entrants[seat]}") for seat in range(players)]
     played = PlayedGame(game, entrants, [[] for _ in range(players)], list(game.events) if record_events else None)
     while game.winner is None:
         seat = game.awaiting()[0]
@@ -57,6 +57,31 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     spread = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
     return (max(0.0, centre - spread), min(1.0, centre + spread))
+
+
+def tally(played: PlayedGame) -> dict:
+    """One game as increments of the match's running totals (summed by Redis or in memory)."""
+    totals = {"games_done": 1}
+    for entrant, result in enumerate(entrant_results(played)):
+        for name, value in result.items():
+            totals[f"e{entrant}:{name}"] = value
+    return totals
+
+
+def standings(bots: list[str], totals: dict) -> list[dict]:
+    """Per entrant: wins, win rate with its Wilson 95% interval, mean points, mean ms per move."""
+    done = int(totals.get("games_done", 0))
+    rows = []
+    for entrant, bot in enumerate(bots):
+        wins, moves = totals.get(f"e{entrant}:wins", 0), totals.get(f"e{entrant}:moves", 0)
+        low, high = wilson_interval(wins, done)
+        rows.append({
+            "entrant": entrant, "bot": bot, "wins": int(wins),
+            "win_rate": wins / done if done else None, "win_rate_low": low, "win_rate_high": high,
+            "mean_points": totals.get(f"e{entrant}:points", 0) / done if done else None,
+            "mean_ms_per_move": totals.get(f"e{entrant}:ms", 0) / moves if moves else None,
+        })
+    return rows
 
 
 def entrant_results(played: PlayedGame) -> list[dict]:

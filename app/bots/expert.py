@@ -1,7 +1,8 @@
 """The expert: determinized Monte Carlo over the seat's information set.
 
 Each iteration samples the hidden cards consistently with what the seat knows, then plays
-every candidate action out to the end of the round with a quick policy, on the same sample
+every candidate action out to the end of the round with a quick greedy policy (to the end of
+the deal only measured weaker: 62% against greedy where the round gave 72%), on the same sample
 (common random numbers make the comparison sharp). The action with the best mean margin
 wins. Declarations are candidates like cards, so a low ronda in a pot can be passed.
 """
@@ -12,7 +13,7 @@ from ..engine import DECLARE
 from .sampling import Sampler
 
 WIN_BONUS = 60  # a won or lost game outweighs any round margin
-CARD_VALUE = 0.4  # a card taken before the round's end: toward card points and the last sweep
+CARD_VALUE = 0.4  # rollout policy: a card taken is worth this much of a point
 ROLLOUT_NOISE = 0.6  # rollout policy: random spread added to each card's quick value
 
 
@@ -28,7 +29,7 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=100):
     while (done < iterations) if iterations else (done < 8 or time.perf_counter() < deadline):
         position = sampler.sample(rng)
         for action in legal:
-            game = position.clone()
+            game = position.clone(deal_next_round=False)
             game.apply(seat, action)
             totals[action] += _rollout(game, game.camp_of[seat], position, rng)
         done += 1
@@ -36,22 +37,15 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=100):
 
 
 def _rollout(game, camp, start, rng):
-    """Play to the end of the deal, then count points and cards taken since `start`."""
-    moment = (start.round_index, start.deal_index)
-    while game.winner is None and (game.round_index, game.deal_index) == moment:
+    """Play to the end of the round (card points included), then count the margin since `start`."""
+    round_index = start.round_index
+    while game.winner is None and game.round_index == round_index:
         seat = game.awaiting()[0]
         game.apply(seat, _quick_action(game, seat, rng))
     if game.winner is not None:
         return WIN_BONUS if game.winner == camp else -WIN_BONUS
-    if game.round_index != start.round_index:
-        return _margin(game.scores, start.scores, camp)
-    return _margin(game.scores, start.scores, camp) + CARD_VALUE * _margin(
-        [len(c) for c in game.captured], [len(c) for c in start.captured], camp)
-
-
-def _margin(now, before, camp):
-    mine = now[camp] - before[camp]
-    return mine - max(now[c] - before[c] for c in range(len(now)) if c != camp)
+    gained = [now - before for now, before in zip(game.scores, start.scores)]
+    return gained[camp] - max(g for c, g in enumerate(gained) if c != camp)
 
 
 def _quick_action(game, seat, rng):

@@ -22,7 +22,7 @@ class Game:
         "answered", "declarations_open", "revealed", "undeclared", "prev_rank", "dropped",
         "last_capturer", "last_play", "last_card", "streak", "streak_step", "chain_len",
         "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k", "live_win_check",
-        "round_start_scores", "round_log", "actions_applied", "_play_card")
+        "round_start_scores", "round_log", "actions_applied", "deal_next_round", "_play_card")
 
     def __init__(self, rules, players, seed=None, deck=None, first_dealer=None, record_events=True):
         rules.check_players(players)
@@ -41,6 +41,7 @@ class Game:
         self.winner = None
         self.round_index = 0
         self.actions_applied = 0
+        self.deal_next_round = True
         self._play_card = PLAYS[rules.streak]
         rounds.start_round(self, _parse_deck(deck) if deck is not None else None)
 
@@ -254,7 +255,8 @@ class Game:
             rounds.check_winner(self)
 
     # ----- copies ------------------------------------------------------------------------
-    def clone(self, record_events=False) -> "Game":
+    def clone(self, record_events=False, deal_next_round=True) -> "Game":
+        """A copy to search in; a search that only looks to the end of the round can skip the next deal."""
         other = object.__new__(Game)
         for name in Game.__slots__:
             setattr(other, name, getattr(self, name))
@@ -266,6 +268,7 @@ class Game:
         other.round_log = None if self.round_log is None else list(self.round_log)
         other.round_start_scores = list(self.round_start_scores)
         other.events = [] if record_events else None
+        other.deal_next_round = deal_next_round
         return other
 
 

@@ -117,7 +117,8 @@ def end_of_round(g):
         return
     g.round_index += 1
     g.dealer = (g.dealer + 1) % g.players
-    start_round(g)
+    if g.deal_next_round:
+        start_round(g)
 
 
 def _undeclared_penalties(g):

@@ -45,6 +45,7 @@ def game_from_dict(data: dict, record_events: bool = True) -> Game:
     g.hand_sizes = g.rules.hand_sizes(g.players)
     g._play_card = PLAYS[g.rules.streak]
     g.events = [] if record_events else None
+    g.deal_next_round = True
     g.answered = list(g.answered)
     g.scores, g.round_start_scores = list(data["scores"]), list(data["round_start_scores"])
     g.stock, g.table, g.pile = _cards(data["stock"]), _cards(data["table"]), _cards(data["pile"])

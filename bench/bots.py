@@ -1,0 +1,96 @@
+"""Bot strength and speed: duplicate matches from a fixed bank of decks.
+
+Every deck is played in every seat rotation, each bot with its own seeded randomness, so
+luck cancels out. Per pairing it prints A's game win rate with a Wilson 95% interval, the
+paired point margin per round (A minus B, averaged over a deck's rotations) with its 95%
+interval, the Elo gap, and each bot's ms per move (median, p95). A bot against itself is
+the control and must come out even.
+
+Run: .venv/bin/python bench/bots.py [--games 400] [--jobs 2] [--pairings expert-greedy,...]
+"""
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.engine import PRESETS  # noqa: E402
+from app.matches import entrant_results, play_game, wilson_interval  # noqa: E402
+
+PAIRINGS = {
+    "greedy-random": ("classic", ["greedy", "random"]),
+    "expert-greedy": ("classic", ["expert", "greedy"]),
+    "greedy-greedy": ("classic", ["greedy", "greedy"]),
+    "expert-greedy-teams": ("classic", ["expert", "greedy", "expert", "greedy"]),
+}
+BANK_SEED = "bench-bank"
+
+
+def one_game(task):
+    name, index = task
+    preset, bots = PAIRINGS[name]
+    played = play_game(PRESETS[preset], bots, f"{BANK_SEED}:{name}", index, record_events=False)
+    results = entrant_results(played)
+    moves = {}
+    for seat, entrant in enumerate(played.entrants):
+        moves.setdefault(f"{'AB'[entrant % 2]}:{bots[entrant]}", []).extend(played.move_ms[seat])
+    a_won = results[0]["wins"]
+    margin = (results[0]["points"] - results[1]["points"]) / (played.game.round_index + 1)
+    return name, index, a_won, margin, moves
+
+
+def summarise(name, rows, players):
+    bots = PAIRINGS[name][1]
+    n = len(rows)
+    wins = sum(r[2] for r in rows)
+    low, high = wilson_interval(wins, n)
+    by_deck = {}
+    for _, index, _, margin, _ in rows:
+        by_deck.setdefault(index // players, []).append(margin)
+    paired = [statistics.mean(v) for v in by_deck.values()]
+    mean = statistics.mean(paired)
+    half = 1.96 * statistics.stdev(paired) / math.sqrt(len(paired)) if len(paired) > 1 else float("nan")
+    p = min(max(wins / n, 0.5 / n), 1 - 0.5 / n)
+    elo = 400 * math.log10(p / (1 - p))
+    moves = {}
+    for row in rows:
+        for bot, ms in row[4].items():
+            moves.setdefault(bot, []).extend(ms)
+    speed = "  ".join(f"{bot} {statistics.median(ms):.2f}/{_p95(ms):.2f} ms" for bot, ms in sorted(moves.items()))
+    label = f"{bots[0]} vs {bots[1]}" + (" (teams)" if players == 4 else "")
+    print(f"{label:<26}{n:>6}{wins / n:>8.1%}  [{low:.1%}, {high:.1%}]  {mean:+6.2f} ±{half:4.2f}  {elo:+7.0f}  {speed}")
+
+
+def _p95(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=400, help="games per pairing (a multiple of the players)")
+    parser.add_argument("--jobs", type=int, default=2, help="processes (each bot move still runs on one core)")
+    parser.add_argument("--pairings", default=",".join(PAIRINGS), help=f"from: {', '.join(PAIRINGS)}")
+    args = parser.parse_args()
+    names = args.pairings.split(",")
+    tasks = [(name, i) for name in names for i in range(args.games)]
+    started = time.time()
+    print(f"{'pairing (A vs B)':<26}{'games':>6}{'A wins':>8}  {'Wilson 95%':<16}{'margin/round':<14}{'Elo':>7}  "
+          f"ms per move (median/p95)")
+    rows = {name: [] for name in names}
+    with Pool(args.jobs) as pool:
+        for row in pool.imap_unordered(one_game, tasks, chunksize=1):
+            rows[row[0]].append(row)
+            if len(rows[row[0]]) == args.games:
+                summarise(row[0], rows[row[0]], len(PAIRINGS[row[0]][1]))
+    print(f"({time.time() - started:.0f} s, {args.jobs} processes; margin = A's points minus B's per round, "
+          f"averaged over each deck's seat rotations, ±95% interval)")
+
+
+if __name__ == "__main__":
+    main()
