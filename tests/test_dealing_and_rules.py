@@ -109,6 +109,17 @@ def test_the_last_deal_is_flagged():
     assert len(game.hand_sizes) == 3
 
 
+def test_the_shuffle_is_the_documented_shake_256_fisher_yates():
+    words = hashlib.shake_256(b"golden:round:0").digest(8 * 39)
+    deck = list(range(40))
+    for step, i in enumerate(range(39, 0, -1)):
+        word = int.from_bytes(words[8 * step:8 * step + 8], "big")
+        assert word < 2**64 - 2**64 % (i + 1)  # no rejection happens on this seed
+        j = word % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    assert deck == shuffled_deck("golden", 0)
+
+
 def test_later_rounds_shuffle_from_the_seed():
     assert shuffled_deck("s", 1) != shuffled_deck("s", 0)
     assert sorted(shuffled_deck("s", 1)) == list(range(40))
@@ -132,7 +143,7 @@ def test_same_seed_and_actions_give_the_same_game():
 
 
 def test_golden_game_on_a_fixed_seed():
-    """Pins the dealing algorithm (SHA-256 stream, Fisher-Yates) and the rules on every machine."""
+    """Pins the dealing algorithm (SHAKE-256 stream, Fisher-Yates) and the rules on every machine."""
     assert commitment("golden") == hashlib.sha256(b"golden").hexdigest()
     assert [CARD_IDS[c] for c in shuffled_deck("golden", 0)[:6]] == GOLDEN_FIRST_CARDS
     game, log = play_random_game("golden")
@@ -140,5 +151,5 @@ def test_golden_game_on_a_fixed_seed():
     assert (game.scores, game.winner, digest) == GOLDEN_RESULT
 
 
-GOLDEN_FIRST_CARDS = ["12b", "12c", "3c", "7b", "3b", "11e"]
-GOLDEN_RESULT = ([30, 41], 1, "e15751f7efaaf5521f5d941babcf0f4f37fdd4e751077dbd71a6379a9d47a428")
+GOLDEN_FIRST_CARDS = ["6e", "3c", "12c", "5c", "11b", "10c"]
+GOLDEN_RESULT = ([54, 37], 0, "0e3b64c0d76fb1b006680d91e6a1589d98859d10cd799ede0f009babd893c805")

@@ -1,16 +1,16 @@
-"""Every random draw of a game, derived from its seed with SHA-256 only.
+"""Every random draw of a game, derived from its seed with SHAKE-256 only.
 
-Anyone holding the revealed seed can redo each draw in any language:
-word i of stream `label` is the first 8 bytes (big-endian) of
-SHA-256("<seed>:<label>:<i>"); a number below n takes the next word w that is
-under the largest multiple of n that fits in 64 bits, and answers w % n
-(rejection sampling, so no draw is biased).
+Anyone holding the revealed seed can redo each draw in any language: stream `label` is
+the SHAKE-256 output of "<seed>:<label>", read as consecutive 8-byte big-endian words;
+a number below n takes the next word w that is under the largest multiple of n that fits
+in 64 bits, and answers w % n (rejection sampling, so no draw is biased).
 """
 
 import hashlib
 import secrets
 
 _WORD = 1 << 64
+_CHUNK = 64  # words read from the stream at a time; a shuffle needs 39 (rarely more)
 
 
 def new_seed() -> str:
@@ -23,13 +23,16 @@ def commitment(seed: str) -> str:
 
 class SeedStream:
     def __init__(self, seed: str, label: str):
-        self._prefix = f"{seed}:{label}:".encode()
-        self._counter = 0
+        self._xof = hashlib.shake_256(f"{seed}:{label}".encode())
+        self._words, self._next = [], 0
 
     def _word(self) -> int:
-        digest = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
-        self._counter += 1
-        return int.from_bytes(digest[:8], "big")
+        if self._next == len(self._words):
+            data = self._xof.digest(8 * (len(self._words) + _CHUNK))
+            self._words = [int.from_bytes(data[i:i + 8], "big") for i in range(0, len(data), 8)]
+        word = self._words[self._next]
+        self._next += 1
+        return word
 
     def below(self, n: int) -> int:
         limit = _WORD - _WORD % n
@@ -43,7 +46,7 @@ def first_dealer(seed: str, players: int) -> int:
     return SeedStream(seed, "dealer").below(players)
 
 
-def shuffled_deck(seed: str, round_index: int) -> list[int]:
+def shuffled_deck(seed: str, round_index) -> list[int]:
     """Fisher-Yates from the last position down, one draw per position."""
     deck = list(range(40))
     stream = SeedStream(seed, f"round:{round_index}")
