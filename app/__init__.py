@@ -4,7 +4,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 
-from .api import games, health, matches, problems, rules
+from .api import games, health, idempotency, limits, matches, problems, rules
 from .api.schemas import Problem
 from .config import Config
 from .dispatch import build_services
@@ -44,8 +44,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.extensions["ronda.matches"] = match_service
 
     @app.before_request
-    def require_json_bodies():
+    def before():
         if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
             raise UnsupportedMediaType("send the body as application/json")
+        return limits.cors_preflight() or limits.enforce_rate_limits() or idempotency.replay_or_reserve()
+
+    @app.after_request
+    def after(response):
+        return limits.add_cors_headers(idempotency.remember(response))
 
     return app

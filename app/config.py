@@ -31,6 +31,13 @@ class Config:
     # Without REDIS_URL it is always "inprocess".
     BOT_DISPATCH = os.environ.get("RONDA_BOT_DISPATCH", "rq")
     BOT_STALL_SECONDS = float(os.environ.get("RONDA_BOT_STALL_SECONDS", 15))
+    IDEMPOTENCY_TTL = int(os.environ.get("RONDA_IDEMPOTENCY_TTL", 24 * 3600))
+    # Requests a minute; 0 turns a limit off.
+    RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
+    RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))
+    # Comma-separated browser origins allowed to call the API, or "*"; empty: no CORS headers.
+    CORS_ORIGINS = [o.strip() for o in os.environ.get("RONDA_CORS_ORIGINS", "").split(",") if o.strip()]
+    SSE_KEEPALIVE_SECONDS = float(os.environ.get("RONDA_SSE_KEEPALIVE_SECONDS", 15))
 
 
 def settings() -> dict:

@@ -83,10 +83,19 @@ class GameService:
         return doc, version, token
 
     # ----- reading ---------------------------------------------------------------------------
+    def seat_for(self, game_id: str, token: str | None) -> int | None:
+        """The seat a token holds in this game (None for no token: a spectator); 401 otherwise."""
+        _, doc = self._load(game_id)
+        return None if token is None else self._seat_of(doc, token)
+
     def view(self, game_id: str, token: str | None = None) -> tuple[dict, int]:
         """The spectator view, or with a seat token that seat's own view."""
         version, doc = self._load(game_id)
         seat = self._seat_of(doc, token) if token is not None else None
+        return self._view(doc, version, game_from_dict(doc["engine"], record_events=False), seat), version
+
+    def view_as(self, game_id: str, seat: int | None) -> tuple[dict, int]:
+        version, doc = self._load(game_id)
         return self._view(doc, version, game_from_dict(doc["engine"], record_events=False), seat), version
 
     def version(self, game_id: str) -> int:
@@ -95,9 +104,16 @@ class GameService:
         except GameMissing:
             raise GameNotFound(f"no game {game_id}") from None
 
+    def wait_for_change(self, game_id: str, after_version: int, timeout: float) -> int:
+        try:
+            return self.store.wait_for_change(game_id, after_version, timeout)
+        except GameMissing:
+            raise GameNotFound(f"no game {game_id}") from None
+
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> list[dict]:
-        version, doc = self._load(game_id)
-        seat = self._seat_of(doc, token) if token is not None else None
+        return self.events_as(game_id, self.seat_for(game_id, token), after, limit)
+
+    def events_as(self, game_id: str, seat: int | None, after: int, limit: int) -> list[dict]:
         return [visible_event(e, seat) for e in self.store.events(game_id, after, limit)]
 
     def list_games(self, status: str, offset: int, limit: int) -> tuple[list[dict], int]:

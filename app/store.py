@@ -10,7 +10,7 @@ import time
 
 import redis
 
-# KEYS: state hash, event list. ARGV: expected version, new document, ttl seconds (0: keep), events...
+# KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: keep), events...
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return {-1, 0} end
@@ -23,6 +23,7 @@ if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
 end
+redis.call('PUBLISH', KEYS[3], version)
 return {1, version}
 """
 
@@ -60,6 +61,18 @@ def state_key(game_id: str) -> str:
 
 def events_key(game_id: str) -> str:
     return f"{{game:{game_id}}}:events"
+
+
+def changes_channel(game_id: str) -> str:
+    return f"{{game:{game_id}}}:changes"
+
+
+def idempotency_key(scope: str) -> str:
+    return f"idempotency:{scope}"
+
+
+def rate_limit_key(kind: str, ident: str, window: int) -> str:
+    return f"ratelimit:{kind}:{ident}:{window}"
 
 
 def match_key(match_id: str) -> str:
@@ -132,7 +145,7 @@ class GameStore:
                         previous_status: str) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
         ttl = self.finished_ttl if doc["status"] == "finished" else 0
-        outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id)],
+        outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
                                      args=[expected, _dump(doc), ttl, *map(_dump, events)])
         if outcome == -1:
             raise GameMissing(game_id)
@@ -141,6 +154,20 @@ class GameStore:
         if doc["status"] != previous_status:
             self._index(game_id, doc["status"], previous_status)
         return version
+
+    def wait_for_change(self, game_id: str, after_version: int, timeout: float) -> int:
+        """Block until the game passes `after_version` or `timeout` runs out; answer the version then."""
+        deadline = time.monotonic() + timeout
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        pubsub.subscribe(changes_channel(game_id))
+        try:
+            version = self.version(game_id)  # read after subscribing, so no change slips between
+            while version <= after_version and (left := deadline - time.monotonic()) > 0:
+                if pubsub.get_message(timeout=min(left, 1.0)):
+                    version = self.version(game_id)
+            return version
+        finally:
+            pubsub.close()
 
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)

@@ -18,7 +18,7 @@ def redis_url():
 @pytest.fixture(scope="session")
 def app(redis_url):
     from app import create_app
-    return create_app({"REDIS_URL": redis_url, "TESTING": True})
+    return create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
 
 
 @pytest.fixture

@@ -65,4 +65,6 @@ SEAT_TOKEN = [{"seatToken": []}]
 OPTIONAL_SEAT_TOKEN = [{}, {"seatToken": []}]
 IF_MATCH = {"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"},
             "description": "the `version` of the view the action is based on, e.g. \"7\""}
+LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+                 "description": "resume after this event id (sent back by EventSource on reconnect)"}
 IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"}}

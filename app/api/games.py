@@ -1,11 +1,12 @@
 """/games: create, list, view, claim seats, act, read events."""
 
-from flask import url_for
+from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from . import schemas as s
-from .common import (IF_MATCH, IF_NONE_MATCH, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
+from .streaming import event_stream
+from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
                      documents_problems, etag_header, if_match_version, not_modified, service)
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -58,12 +59,34 @@ class Game(MethodView):
 @blp.route("/<game_id>/view")
 class SeatView(MethodView):
     @blp.doc(operationId="getSeatView", security=SEAT_TOKEN, parameters=[IF_NONE_MATCH])
+    @blp.arguments(s.LongPollQuery, location="query")
     @blp.response(200, s.GameView, description="The game as the token's seat sees it, with its legal actions")
-    @documents_problems(blp, 304, 401, 404)
-    def get(self, game_id):
-        """See the game from your seat"""
-        view, version = service().view(game_id, bearer_token() or "")
+    @documents_problems(blp, 304, 401, 404, 422)
+    def get(self, query, game_id):
+        """See the game from your seat (optionally waiting for a newer version)"""
+        token = bearer_token() or ""
+        service().seat_for(game_id, token)
+        if "after_version" in query:
+            service().wait_for_change(game_id, query["after_version"], query["wait_seconds"])
+        view, version = service().view(game_id, token)
         return not_modified(version) or (view, etag_header(version))
+
+
+@blp.route("/<game_id>/stream")
+class Stream(MethodView):
+    @blp.doc(operationId="streamGame", security=OPTIONAL_SEAT_TOKEN, parameters=[LAST_EVENT_ID])
+    @blp.response(200, content_type="text/event-stream",
+                  description="Server-Sent Events: `snapshot` (the view) first, then `event` (each with its id); "
+                              "`: keep-alive` comments while idle; ends when the game is over")
+    @documents_problems(blp, 401, 404)
+    def get(self, game_id):
+        """Follow a game live (SSE), as a seat or a spectator"""
+        seat = service().seat_for(game_id, bearer_token())
+        last = request.headers.get("Last-Event-ID", "")
+        stream = event_stream(service(), game_id, seat, int(last) if last.isdigit() else None,
+                              current_app.config["SSE_KEEPALIVE_SECONDS"])
+        return Response(stream, mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
 @blp.route("/<game_id>/seats/<int:seat>")

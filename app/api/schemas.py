@@ -6,6 +6,7 @@ from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 
 ACTION_TYPES = ("play", "declare", "pass")
 DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
+MAX_COUNTER = 2**31 - 1  # versions and event ids stay far below; Redis indexes are 64-bit
 CARD_ID = validate.Regexp(r"^(1|2|3|4|5|6|7|10|11|12)[oceb]$", error="not a card id such as '7o' or '12b'")
 
 
@@ -190,8 +191,15 @@ class ActionResult(Schema):
 
 
 class EventsQuery(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNTER))
     limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=2000))
+
+
+class LongPollQuery(Schema):
+    after_version = fields.Integer(validate=validate.Range(min=0, max=MAX_COUNTER),
+                                   metadata={"description": "wait until the game is past this version"})
+    wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30),
+                                metadata={"description": "longest wait, at most 30 s"})
 
 
 class ListGamesQuery(Schema):

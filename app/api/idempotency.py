@@ -1,0 +1,65 @@
+"""Idempotency-Key on unsafe requests: a retry with the same key gets the first answer, and
+changes nothing. Keys are scoped by route and caller (seat token or address) and kept a day.
+"""
+
+import hashlib
+import json
+
+from flask import current_app, g, request
+
+from ..store import idempotency_key
+from .problems import problem
+
+IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.Actions"}
+IN_PROGRESS = "in-progress"
+KEPT_HEADERS = ("Location", "ETag", "Content-Type")
+
+
+def _scope(key: str) -> str:
+    caller = request.headers.get("Authorization") or request.remote_addr or ""
+    raw = f"{request.method} {request.path} {caller} {key}"
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def replay_or_reserve():
+    key = request.headers.get("Idempotency-Key")
+    if not key or request.endpoint not in IDEMPOTENT_ENDPOINTS:
+        return None
+    if len(key) > 255:
+        return problem(422, "invalid_idempotency_key", "Invalid Idempotency-Key", "keys are at most 255 characters")
+    redis = current_app.extensions["ronda.store"].redis
+    storage = idempotency_key(_scope(key))
+    fingerprint = hashlib.sha256(request.get_data()).hexdigest()
+    ttl = current_app.config["IDEMPOTENCY_TTL"]
+    if redis.set(storage, json.dumps({"state": IN_PROGRESS, "fingerprint": fingerprint}), nx=True, ex=ttl):
+        g.idempotency = (storage, fingerprint)
+        return None
+    stored = json.loads(redis.get(storage) or "null")
+    if stored is None:
+        return problem(409, "idempotent_request_in_progress", "Conflict", "retry in a moment")
+    if stored["fingerprint"] != fingerprint:
+        return problem(422, "idempotency_key_reused", "Idempotency-Key reused",
+                       "this key was used with another request body")
+    if stored["state"] == IN_PROGRESS:
+        return problem(409, "idempotent_request_in_progress", "Conflict",
+                       "the first request with this key is still running; retry in a moment")
+    response = current_app.response_class(stored["body"], status=stored["status"])
+    response.headers.update(stored["headers"])
+    response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def remember(response):
+    reserved = g.pop("idempotency", None)
+    if reserved is None:
+        return response
+    storage, fingerprint = reserved
+    redis = current_app.extensions["ronda.store"].redis
+    if response.status_code >= 500:
+        redis.delete(storage)  # nothing was changed: the retry may run for real
+        return response
+    kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
+    record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
+              "headers": kept, "body": response.get_data(as_text=True)}
+    redis.set(storage, json.dumps(record), ex=current_app.config["IDEMPOTENCY_TTL"])
+    return response

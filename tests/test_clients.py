@@ -1,0 +1,138 @@
+"""What client teams rely on: live streams, long polling, safe retries, rate limits, CORS."""
+
+import json
+import threading
+import time
+
+import pytest
+
+from app import create_app
+from http_helpers import act, bearer, create, seat_view
+
+
+@pytest.fixture(scope="module")
+def live_app(redis_url):
+    return create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
+                       "SSE_KEEPALIVE_SECONDS": 0.2, "CORS_ORIGINS": ["https://play.example"]})
+
+
+class SSEReader:
+    """Reads a text/event-stream answer message by message, as EventSource does."""
+
+    def __init__(self, response):
+        self.chunks = iter(response.response)
+        self.buffer = ""
+        self.response = response
+
+    def next(self):
+        while "\n\n" not in self.buffer:
+            self.buffer += next(self.chunks).decode()
+        message, self.buffer = self.buffer.split("\n\n", 1)
+        if message.startswith(":"):
+            return {"comment": message[1:].strip()}
+        fields = dict(line.split(": ", 1) for line in message.splitlines())
+        return {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
+
+    def next_event(self):
+        while "comment" in (message := self.next()):
+            pass
+        return message
+
+    def close(self):
+        self.response.close()
+
+
+def play_one(client, game_id, tokens):
+    seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+    view = seat_view(client, game_id, tokens[seat])
+    assert act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+
+
+def test_sse_snapshot_then_events_then_resume_after_a_dropped_connection(live_app):
+    client = live_app.test_client()
+    game, tokens = create(client, seed="sse")
+    stream = SSEReader(client.get(f"/games/{game['id']}/stream", headers=bearer(tokens[0]), buffered=False))
+    snapshot = stream.next_event()
+    assert snapshot["event"] == "snapshot" and snapshot["data"]["hand"] and snapshot["data"]["seat"] == 0
+    assert stream.next() == {"comment": "keep-alive"}
+    play_one(client, game["id"], tokens)
+    first = stream.next_event()
+    assert first["event"] == "event" and first["id"] == snapshot["id"] + 1 and first["data"]["type"] == "play"
+    stream.close()  # the phone loses its connection here
+    for _ in range(3):
+        play_one(client, game["id"], tokens)
+    resumed = SSEReader(client.get(f"/games/{game['id']}/stream", buffered=False,
+                                   headers={**bearer(tokens[0]), "Last-Event-ID": str(first["id"])}))
+    ids = []
+    total = client.get(f"/games/{game['id']}").json["event_count"]
+    while not ids or ids[-1] < total:
+        ids.append(resumed.next_event()["id"])
+    assert ids == list(range(first["id"] + 1, total + 1))  # no loss, no duplicate
+    resumed.close()
+
+
+def test_a_spectator_stream_hides_the_hands(live_app):
+    client = live_app.test_client()
+    game, tokens = create(client, seed="sse-spectator")
+    stream = SSEReader(client.get(f"/games/{game['id']}/stream", buffered=False))
+    assert stream.next_event()["data"]["hand"] is None
+    stream.close()
+
+
+def test_long_polling_answers_as_soon_as_the_game_moves_or_when_the_wait_ends(live_app):
+    client = live_app.test_client()
+    game, tokens = create(client, seed="poll")
+    started = time.monotonic()
+    rv = client.get(f"/games/{game['id']}/view?after_version=1&wait_seconds=0.3", headers=bearer(tokens[0]))
+    assert rv.status_code == 200 and rv.json["version"] == 1 and time.monotonic() - started >= 0.3
+    timer = threading.Timer(0.2, play_one, args=(live_app.test_client(), game["id"], tokens))
+    timer.start()
+    rv = client.get(f"/games/{game['id']}/view?after_version=1&wait_seconds=10", headers=bearer(tokens[0]))
+    timer.join()
+    assert rv.json["version"] == 2 and time.monotonic() - started < 5
+
+
+def test_an_action_retried_with_the_same_idempotency_key_is_applied_once(live_app):
+    client = live_app.test_client()
+    game, tokens = create(client, seed="retry")
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    headers = {**bearer(tokens[seat]), "If-Match": f'"{view["version"]}"', "Idempotency-Key": "tap-1"}
+    first = client.post(f"/games/{game['id']}/actions", json=view["legal_actions"][0], headers=headers)
+    again = client.post(f"/games/{game['id']}/actions", json=view["legal_actions"][0], headers=headers)
+    assert first.status_code == again.status_code == 200 and first.json == again.json
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert client.get(f"/games/{game['id']}").json["version"] == view["version"] + 1
+    other = client.post(f"/games/{game['id']}/actions", json={"type": "pass"}, headers=headers)
+    assert other.status_code == 422 and other.json["code"] == "idempotency_key_reused"
+
+
+def test_creating_a_game_twice_with_one_key_gives_one_game(live_app):
+    client = live_app.test_client()
+    body = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
+    first = client.post("/games", json=body, headers={"Idempotency-Key": "create-42"})
+    again = client.post("/games", json=body, headers={"Idempotency-Key": "create-42"})
+    assert first.status_code == again.status_code == 201
+    assert first.json["game"]["id"] == again.json["game"]["id"] and first.headers["Location"] == again.headers["Location"]
+
+
+def test_too_many_requests_is_429_with_retry_after(redis_url):
+    client = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_TOKEN": 3, "RATE_LIMIT_PER_ADDRESS": 0}).test_client()
+    game, tokens = create(client)
+    statuses = [client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    rv = client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0]))
+    assert rv.content_type == "application/problem+json" and rv.json["code"] == "rate_limited"
+    assert 1 <= int(rv.headers["Retry-After"]) <= 61
+    assert client.get(f"/games/{game['id']}/view", headers=bearer(tokens[1])).status_code == 200
+
+
+def test_cors_lets_the_configured_origin_in(live_app):
+    client = live_app.test_client()
+    preflight = client.options("/games", headers={"Origin": "https://play.example",
+                                                  "Access-Control-Request-Method": "POST"})
+    assert preflight.status_code == 200 and "If-Match" in preflight.headers["Access-Control-Allow-Headers"]
+    rv = client.get("/rules/presets", headers={"Origin": "https://play.example"})
+    assert rv.headers["Access-Control-Allow-Origin"] == "https://play.example"
+    assert "ETag" in rv.headers["Access-Control-Expose-Headers"]
+    assert "Access-Control-Allow-Origin" not in client.get("/rules/presets", headers={"Origin": "https://evil.example"}).headers
