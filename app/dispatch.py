@@ -5,7 +5,9 @@ compare-and-set as everything else and end quietly when what they were asked is 
 """
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 from rq import Queue, Retry
 
@@ -29,6 +31,11 @@ class RQDispatcher:
         self.queue.enqueue("workers.jobs.play_bot_turn", game_id, version, job_id=f"bot-{game_id}-{version}",
                            job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
 
+    def turn_timeout(self, game_id: str, version: int, seconds: int):
+        self.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
+                              job_id=f"timeout-{game_id}-{version}", job_timeout=JOB_TIMEOUT, retry=JOB_RETRY,
+                              result_ttl=60, failure_ttl=24 * 3600)
+
     def match_game(self, match_id: str, index: int):
         self.queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
                            job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
@@ -43,6 +50,12 @@ class InProcessDispatcher:
 
     def bot_turn(self, game_id: str, version: int):
         self.executor.submit(self._run, lambda: self.games.play_bot_turn(game_id, version))
+
+    def turn_timeout(self, game_id: str, version: int, seconds: int):
+        timer = threading.Timer(seconds, self.executor.submit,
+                                args=(self._run, lambda: self.games.expire_turn(game_id, version)))
+        timer.daemon = True
+        timer.start()
 
     def match_game(self, match_id: str, index: int):
         self.executor.submit(self._run, lambda: self.matches.play_match_game(match_id, index))

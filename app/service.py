@@ -15,6 +15,7 @@ from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken,
 from .store import GameMissing, VersionConflict
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
+FALLBACK_BOT = "greedy"  # plays for a human whose turn timer ran out
 
 
 def utc_now() -> str:
@@ -43,14 +44,16 @@ class GameService:
         tokens, seat_docs = {}, []
         for seat, spec in enumerate(seats):
             seat_docs.append(self._seat_doc(seat, spec, tokens))
-        return (*self.store_new_game(secrets.token_urlsafe(16), game, seat_docs, game.events), tokens)
+        game_id, timeout = secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
+        return (*self.store_new_game(game_id, game, seat_docs, game.events, timeout), tokens)
 
-    def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict]) -> tuple[dict, int]:
+    def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
+                       turn_timeout_seconds: int | None = None) -> tuple[dict, int]:
         """Keep a new game (or a finished match game with its whole log) as a resource."""
         doc = {
             "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
             "seed_commitment": commitment(game.seed), "created_at": utc_now(), "updated_at": utc_now(),
-            "engine": game_to_dict(game), "event_count": 0,
+            "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
         }
         doc["status"] = self._status(doc, game)
         version = self.store.create(game_id, doc, self._number(doc, events))
@@ -135,8 +138,8 @@ class GameService:
         seat = self._seat_of(doc, token)
         return self.act_as(game_id, seat, if_match, action, loaded=(version, doc))
 
-    def act_as(self, game_id, seat, if_match, action, loaded=None):
-        """Apply `action` for `seat` on version `if_match`; bots come through here too."""
+    def act_as(self, game_id, seat, if_match, action, loaded=None, preamble=()):
+        """Apply `action` for `seat` on version `if_match`; bots and timeouts come through here too."""
         version, doc = loaded or self._load(game_id)
         if if_match is None:
             raise PreconditionRequired("send If-Match with the version of the view you acted on")
@@ -146,7 +149,7 @@ class GameService:
             raise GameNotStarted("the game starts when every seat is taken")
         game = game_from_dict(doc["engine"])
         try:
-            events = perform(game, seat, action)
+            events = [*preamble, *perform(game, seat, action)]
         except (IllegalAction, InvalidAction) as error:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise
@@ -157,6 +160,14 @@ class GameService:
     # ----- bots ------------------------------------------------------------------------------
     def play_bot_turn(self, game_id: str, version: int) -> bool:
         """Make the bot move due at `version`; a job for a version that is gone ends quietly."""
+        return self._move_for(game_id, version, "bot", lambda seat, info: (info["bot"], []))
+
+    def expire_turn(self, game_id: str, version: int) -> bool:
+        """The turn timer ran out at `version`: a fallback bot plays for the absent human, and says so."""
+        return self._move_for(game_id, version, "human", lambda seat, info: (
+            FALLBACK_BOT, [{"type": "turn_timeout", "seat": seat, "bot": FALLBACK_BOT}]))
+
+    def _move_for(self, game_id, version, seat_type, plan):
         try:
             current, doc = self.store.load(game_id)
         except GameMissing:
@@ -164,17 +175,29 @@ class GameService:
         if current != version or doc["status"] != ACTIVE:
             return False
         game = game_from_dict(doc["engine"], record_events=False)
-        bot_seats = [s for s in game.awaiting() if doc["seats"][s]["type"] == "bot"]
-        if not bot_seats:
+        seats = [s for s in game.awaiting() if doc["seats"][s]["type"] == seat_type]
+        if not seats:
             return False
-        seat = bot_seats[0]
-        rng = random.Random(f"{game_id}:{version}:{seat}")  # a move is reproducible from the log
-        action = choose_action(doc["seats"][seat]["bot"], seat_knowledge(game, seat), rng)
+        kind, preamble = plan(seats[0], doc["seats"][seats[0]])
+        rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
+        action = choose_action(kind, seat_knowledge(game, seats[0]), rng)
         try:
-            self.act_as(game_id, seat, version, action, loaded=(current, doc))
+            self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble)
         except StaleVersion:
             return False
         return True
+
+    def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
+        """A human leaves; a bot takes the seat over from the next move on."""
+        version, doc = self._load(game_id)
+        if self._seat_of(doc, token) != seat:
+            raise InvalidToken(f"only seat {seat}'s own token can leave it")
+        if bot not in self.bot_kinds:
+            raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
+        doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {doc['seats'][seat]['name']})"}
+        game = game_from_dict(doc["engine"], record_events=False)
+        version = self._write(doc, version, game, self._number(doc, [{"type": "seat_left", "seat": seat, "bot": bot}]))
+        return self._view(doc, version, game, None), version
 
     def stalled_bot_games(self, older_than_seconds: float) -> list[tuple[str, int]]:
         """Active games waiting on a bot since before the cut-off: their job may have been lost."""
@@ -221,8 +244,13 @@ class GameService:
         return version
 
     def _after_change(self, doc, version, game):
-        if doc["status"] == ACTIVE and any(doc["seats"][seat]["type"] == "bot" for seat in game.awaiting()):
+        if doc["status"] != ACTIVE:
+            return
+        waiting_on = {doc["seats"][seat]["type"] for seat in game.awaiting()}
+        if "bot" in waiting_on:
             self.dispatcher.bot_turn(doc["id"], version)
+        elif "human" in waiting_on and doc.get("turn_timeout_seconds"):
+            self.dispatcher.turn_timeout(doc["id"], version, doc["turn_timeout_seconds"])
 
     @staticmethod
     def _number(doc, events):
@@ -261,5 +289,5 @@ class GameService:
         view = observation(game, seat)
         view.update(self.summary(doc, version))
         view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=view.get("seed"),
-                    event_count=doc["event_count"])
+                    event_count=doc["event_count"], turn_timeout_seconds=doc.get("turn_timeout_seconds"))
         return view

@@ -136,3 +136,50 @@ def test_cors_lets_the_configured_origin_in(live_app):
     assert rv.headers["Access-Control-Allow-Origin"] == "https://play.example"
     assert "ETag" in rv.headers["Access-Control-Expose-Headers"]
     assert "Access-Control-Allow-Origin" not in client.get("/rules/presets", headers={"Origin": "https://evil.example"}).headers
+
+
+def wait_until(check, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture(scope="module")
+def timed_app(redis_url):
+    return create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
+                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+
+
+def test_when_the_turn_timer_runs_out_a_fallback_bot_plays_and_the_event_says_so(timed_app):
+    client = timed_app.test_client()
+    game, tokens = create(client, seed="timer", turn_timeout_seconds=1)
+    absent = game["awaiting"][0]
+    assert wait_until(lambda: client.get(f"/games/{game['id']}").json["version"] > 1)
+    events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
+    assert events[0] == {"id": events[0]["id"], "type": "turn_timeout", "seat": absent, "bot": "greedy"}
+    assert events[1]["seat"] == absent and events[1]["type"] in ("play", "declare", "declaration")
+
+
+def test_a_move_in_time_cancels_the_timer(timed_app):
+    client = timed_app.test_client()
+    game, tokens = create(client, seed="in-time", turn_timeout_seconds=1)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"])
+    time.sleep(1.3)  # the first timer fires on a version that is gone: nothing happens
+    events = client.get(f"/games/{game['id']}/events").json
+    assert all(e["seat"] != seat for e in events if e["type"] == "turn_timeout")
+
+
+def test_a_seat_that_leaves_is_taken_over_by_a_bot(timed_app):
+    client = timed_app.test_client()
+    game, tokens = create(client, seed="leave", first_dealer=1)
+    assert client.post(f"/games/{game['id']}/seats/0/leave", json={}, headers=bearer(tokens[1])).status_code == 401
+    rv = client.post(f"/games/{game['id']}/seats/0/leave", json={"bot": "greedy"}, headers=bearer(tokens[0]))
+    assert rv.status_code == 200 and rv.json["seats"][0]["type"] == "bot"
+    assert wait_until(lambda: client.get(f"/games/{game['id']}").json["awaiting"] == [1])
+    assert seat_view(client, game["id"], tokens[1])["version"] >= 3
+    assert client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).status_code == 401

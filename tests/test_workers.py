@@ -128,3 +128,16 @@ def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, 
     assert matches.play_match_game(match["id"], 0) is True
     assert matches.play_match_game(match["id"], 0) is False
     assert matches.status(match["id"])["games_done"] == 1
+
+
+def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "turn_timeout_seconds": 1,
+                                     "seats": [{"type": "human"}, {"type": "human"}]})
+    game = rv.json["game"]
+    time.sleep(1.2)
+    connection = connect(redis_url)
+    SimpleWorker([Queue(queue_name, connection=connection)], connection=connection).work(burst=True, with_scheduler=True)
+    run_queue(redis_url, queue_name)
+    events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
+    assert events and events[0]["type"] == "turn_timeout" and events[0]["seat"] == game["awaiting"][0]

@@ -17,6 +17,11 @@ def play_bot_turn(game_id: str, version: int) -> bool:
     return games.play_bot_turn(game_id, version)
 
 
+def expire_turn(game_id: str, version: int) -> bool:
+    games, _ = _services()
+    return games.expire_turn(game_id, version)
+
+
 def play_match_game(match_id: str, index: int) -> bool:
     _, matches = _services()
     return matches.play_match_game(match_id, index)

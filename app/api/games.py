@@ -102,6 +102,18 @@ class Seat(MethodView):
         return {"seat": seat, "token": token, "game": game}, etag_header(version)
 
 
+@blp.route("/<game_id>/seats/<int:seat>/leave")
+class LeaveSeat(MethodView):
+    @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
+    @blp.arguments(s.LeaveSeatRequest)
+    @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
+    @documents_problems(blp, 401, 404, 422)
+    def post(self, request, game_id, seat):
+        """Leave your seat to a bot"""
+        view, version = service().leave_seat(game_id, seat, bearer_token(), request["bot"])
+        return view, etag_header(version)
+
+
 @blp.route("/<game_id>/actions")
 class Actions(MethodView):
     @blp.doc(operationId="playAction", security=SEAT_TOKEN, parameters=[IF_MATCH])

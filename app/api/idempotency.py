@@ -10,7 +10,7 @@ from flask import current_app, g, request
 from ..store import idempotency_key
 from .problems import problem
 
-IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.Actions"}
+IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
 

@@ -52,6 +52,12 @@ class CreateGameRequest(Schema):
     deck = fields.List(fields.String(validate=CARD_ID), validate=validate.Length(equal=40),
                        metadata={"description": "first-round deck order, front first"})
     first_dealer = fields.Integer(validate=validate.Range(min=0, max=3))
+    turn_timeout_seconds = fields.Integer(validate=validate.Range(min=1, max=86400), metadata={
+        "description": "when a human's turn lasts longer, a fallback bot plays for that seat"})
+
+
+class LeaveSeatRequest(Schema):
+    bot = fields.String(load_default="greedy", metadata={"description": "the bot that takes the seat over"})
 
 
 class ClaimSeatRequest(Schema):
@@ -112,6 +118,7 @@ class GameView(GameSummary):
     seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of the seed, hex"})
     seed = fields.String(allow_none=True, metadata={"description": "revealed at game over"})
     event_count = fields.Integer(required=True)
+    turn_timeout_seconds = fields.Integer(allow_none=True)
     camps = fields.List(fields.Integer(), required=True)
     round = fields.Integer(required=True)
     deal = fields.Integer(required=True)
@@ -183,6 +190,7 @@ class Event(Schema):
     captured = fields.List(fields.Integer())
     winner = fields.Integer()
     seed = fields.String()
+    bot = fields.String(metadata={"description": "turn_timeout and seat_left: the bot that plays for the seat"})
 
 
 class ActionResult(Schema):
