@@ -152,4 +152,4 @@ def test_golden_game_on_a_fixed_seed():
 
 
 GOLDEN_FIRST_CARDS = ["6e", "3c", "12c", "5c", "11b", "10c"]
-GOLDEN_RESULT = ([54, 37], 0, "0e3b64c0d76fb1b006680d91e6a1589d98859d10cd799ede0f009babd893c805")
+GOLDEN_RESULT = ([54, 37], 0, "167e3ae3f531f4208ff4ac8003880d7196b59d66b043f726df9ad7120d7d7ea6")

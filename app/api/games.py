@@ -58,11 +58,12 @@ class Game(MethodView):
 
 @blp.route("/<game_id>/view")
 class SeatView(MethodView):
-    @blp.doc(operationId="getSeatView", security=SEAT_TOKEN, parameters=[IF_NONE_MATCH])
+    @blp.doc(operationId="getSeatView", security=SEAT_TOKEN)
     @blp.arguments(s.LongPollQuery, location="query")
+    @blp.arguments(s.ConditionalHeaders, location="headers", as_kwargs=True)
     @blp.response(200, s.GameView, description="The game as the token's seat sees it, with its legal actions")
     @documents_problems(blp, 304, 401, 404, 422)
-    def get(self, query, game_id):
+    def get(self, query, game_id, **_conditional):  # If-None-Match is read by not_modified()
         """See the game from your seat (optionally waiting for a newer version)"""
         token = bearer_token() or ""
         service().seat_for(game_id, token)

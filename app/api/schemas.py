@@ -203,6 +203,11 @@ class EventsQuery(Schema):
     limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=2000))
 
 
+class ConditionalHeaders(Schema):
+    if_none_match = fields.String(data_key="If-None-Match",
+                                  metadata={"description": "a version you hold, e.g. \"7\": 304 if unchanged"})
+
+
 class LongPollQuery(Schema):
     after_version = fields.Integer(validate=validate.Range(min=0, max=MAX_COUNTER),
                                    metadata={"description": "wait until the game is past this version"})

@@ -74,7 +74,8 @@ def resolve_declarations(g, reveal):
         g.revealed = True
         if g.events is not None:
             g.events.append({"type": "reveal", "declarations": [
-                {"seat": d.seat, "kind": d.kind, "rank": RANKS[d.rank]} for d in g.declarations]})
+                {"seat": d.seat, "camp": g.camp_of[d.seat], "kind": d.kind, "rank": RANKS[d.rank]}
+                for d in g.declarations]})
     won = awards(g.declarations, g.rules.announce, g.camp_of, g.position, g.players)
     if g.events is not None:
         g.events.append({"type": "declarations_resolved", "awards": [
