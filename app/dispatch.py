@@ -46,16 +46,26 @@ class InProcessDispatcher:
 
     def __init__(self):
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ronda-work")
+        self.timers = set()
         self.games = self.matches = None
 
     def bot_turn(self, game_id: str, version: int):
         self.executor.submit(self._run, lambda: self.games.play_bot_turn(game_id, version))
 
     def turn_timeout(self, game_id: str, version: int, seconds: int):
-        timer = threading.Timer(seconds, self.executor.submit,
-                                args=(self._run, lambda: self.games.expire_turn(game_id, version)))
+        def expire():
+            self.timers.discard(timer)
+            self.executor.submit(self._run, lambda: self.games.expire_turn(game_id, version))
+        timer = threading.Timer(seconds, expire)
         timer.daemon = True
+        self.timers.add(timer)
         timer.start()
+
+    def close(self):
+        """Stop the timers and drop queued work (the process is going away)."""
+        for timer in list(self.timers):
+            timer.cancel()
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
     def match_game(self, match_id: str, index: int):
         self.executor.submit(self._run, lambda: self.matches.play_match_game(match_id, index))

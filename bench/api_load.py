@@ -148,7 +148,9 @@ def main():
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
          "--worker-class", "gthread", "--threads", str(args.threads), "--chdir", str(ROOT),
          "bench.api_load:bench_app()"],
-        env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Limits stay on (their Redis round trip is part of every request) but never trip here.
+        env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin", "RONDA_RATE_LIMIT_PER_ADDRESS": "1000000000",
+             "RONDA_RATE_LIMIT_PER_TOKEN": "1000000000"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(200):
             try:

@@ -149,8 +149,10 @@ def wait_until(check, seconds=10.0):
 
 @pytest.fixture(scope="module")
 def timed_app(redis_url):
-    return create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
-                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    yield app
+    app.extensions["ronda.service"].dispatcher.close()
 
 
 def test_when_the_turn_timer_runs_out_a_fallback_bot_plays_and_the_event_says_so(timed_app):
