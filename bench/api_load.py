@@ -138,7 +138,8 @@ def main():
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--threads", type=int, default=16, help="threads per gunicorn worker")
+    parser.add_argument("--worker-class", default="gevent", help="gevent (production) or gthread")
+    parser.add_argument("--threads", type=int, default=16, help="threads per gthread worker")
     args = parser.parse_args()
     from redis_server import RedisServer
     redis_server = RedisServer()
@@ -146,8 +147,8 @@ def main():
     port = free_port()
     gunicorn = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--worker-class", "gthread", "--threads", str(args.threads), "--chdir", str(ROOT),
-         "bench.api_load:bench_app()"],
+         "--worker-class", args.worker_class, "--threads", str(args.threads), "--worker-connections", "1000",
+         "--chdir", str(ROOT), "bench.api_load:bench_app()"],
         # Limits stay on (their Redis round trip is part of every request) but never trip here.
         env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin", "RONDA_RATE_LIMIT_PER_ADDRESS": "1000000000",
              "RONDA_RATE_LIMIT_PER_TOKEN": "1000000000"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -158,7 +159,8 @@ def main():
                 break
             except OSError:
                 time.sleep(0.05)
-        print(f"gunicorn {args.workers} gthread workers x {args.threads} threads, {args.clients} clients, "
+        shape = f"x {args.threads} threads" if args.worker_class == "gthread" else ""
+        print(f"gunicorn {args.workers} {args.worker_class} workers {shape}, {args.clients} clients, "
               f"{args.seconds:.0f} s each, Redis at {redis_url}")
         ceiling = measure("hammer_ceiling", port, args.clients, args.seconds)
         actions = measure("play_games", port, args.clients, args.seconds)

@@ -5,6 +5,7 @@ log's own); an idle stream gets keep-alive comments; a finished game's stream en
 """
 
 import json
+import time
 
 from ..store import changes_channel
 
@@ -12,6 +13,15 @@ from ..store import changes_channel
 def sse(kind: str, data, event_id: int | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _changed_within(pubsub, seconds: float) -> bool:
+    """Wait for a change notice; get_message also answers None early for subscribe confirmations."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        if pubsub.get_message(timeout=left):
+            return True
+    return False
 
 
 def event_stream(service, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
@@ -32,7 +42,7 @@ def event_stream(service, game_id: str, seat: int | None, last_event_id: int | N
             view, _ = service.view_as(game_id, seat)
             if view["status"] == "finished":
                 return
-            if pubsub.get_message(timeout=keepalive) is None:
+            if not _changed_within(pubsub, keepalive):
                 yield ": keep-alive\n\n"
     finally:
         pubsub.close()
