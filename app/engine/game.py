@@ -48,7 +48,7 @@ class Game:
     # ----- the one source of legality -------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         if self.phase == PLAYING:
-            if seat != self.turn:
+            if not self._plays_now(seat):
                 return []
             actions = list(self.hands[seat])
             if (not self.answered[seat] and self.holdings[seat]
@@ -65,9 +65,14 @@ class Game:
             return [s for s in range(self.players) if not self.answered[s]]
         return [] if self.phase == OVER else [self.turn]
 
+    def _plays_now(self, seat: int) -> bool:
+        """On your turn of the play, any card in your hand may be played (§3)."""
+        return self.phase == PLAYING and seat == self.turn
+
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
-        if action not in self.legal_actions(seat):
+        playable = action < DECLARE and self._plays_now(seat) and action in self.hands[seat]
+        if not playable and action not in self.legal_actions(seat):
             raise self.refusal(seat, action)
         if self.events is not None:
             self.events = []
