@@ -19,20 +19,19 @@ class Declaration:
 
 def combination(hand, announce, first_deal: bool) -> tuple[str, int] | None:
     """The one combination a dealt hand declares: nobody can declare less than they hold."""
-    counts = [0] * 10
+    counts = {}
     for card in hand:
-        counts[card >> 2] += 1
-    pairs = [r for r in range(10) if counts[r] == 2]
-    for r in range(9, -1, -1):
-        if counts[r] == 4:
-            return (DOUBLE_RONDA if announce.double_ronda else TRINGA, r)
-        if counts[r] == 3:
-            return (TRINGA, r)
+        counts[card >> 2] = counts.get(card >> 2, 0) + 1
+    if len(counts) == len(hand):
+        return None
+    most = max(counts.values())
+    if most >= 3:
+        rank = max(r for r, n in counts.items() if n == most)
+        return (DOUBLE_RONDA if most == 4 and announce.double_ronda else TRINGA, rank)
+    pairs = [r for r, n in counts.items() if n == 2]
     if len(pairs) == 2:
-        return (DOUBLE_RONDA if announce.double_ronda and first_deal else RONDA, pairs[-1])
-    if pairs:
-        return (RONDA, pairs[0])
-    return None
+        return (DOUBLE_RONDA if announce.double_ronda and first_deal else RONDA, max(pairs))
+    return (RONDA, pairs[0])
 
 
 def value(kind: str, announce) -> int:

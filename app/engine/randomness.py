@@ -8,6 +8,7 @@ in 64 bits, and answers w % n (rejection sampling, so no draw is biased).
 
 import hashlib
 import secrets
+import struct
 
 _WORD = 1 << 64
 _CHUNK = 64  # words read from the stream at a time; a shuffle needs 39 (rarely more)
@@ -28,8 +29,8 @@ class SeedStream:
 
     def _word(self) -> int:
         if self._next == len(self._words):
-            data = self._xof.digest(8 * (len(self._words) + _CHUNK))
-            self._words = [int.from_bytes(data[i:i + 8], "big") for i in range(0, len(data), 8)]
+            count = len(self._words) + _CHUNK
+            self._words = struct.unpack(f">{count}Q", self._xof.digest(8 * count))
         word = self._words[self._next]
         self._next += 1
         return word
