@@ -26,6 +26,12 @@ def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _human_seat(name: str) -> tuple[dict, str]:
+    """A human seat and its secret token (256 random bits); only the token's hash is kept."""
+    token = secrets.token_urlsafe(32)
+    return {"type": "human", "name": name, "token_hash": _hash_token(token)}, token
+
+
 class GameService:
     def __init__(self, store, bot_kinds=(), dispatcher=None):
         self.store = store
@@ -63,9 +69,8 @@ class GameService:
     def _seat_doc(self, seat, spec, tokens):
         kind = spec.get("type")
         if kind == "human":
-            token = secrets.token_urlsafe(32)
-            tokens[seat] = token
-            return {"type": "human", "name": spec.get("name") or f"Player {seat + 1}", "token_hash": _hash_token(token)}
+            seat_doc, tokens[seat] = _human_seat(spec.get("name") or f"Player {seat + 1}")
+            return seat_doc
         if kind == "bot":
             if spec.get("bot") not in self.bot_kinds:
                 raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
@@ -79,8 +84,7 @@ class GameService:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
-        token = secrets.token_urlsafe(32)
-        doc["seats"][seat] = {"type": "human", "name": name or f"Player {seat + 1}", "token_hash": _hash_token(token)}
+        doc["seats"][seat], token = _human_seat(name or f"Player {seat + 1}")
         game = game_from_dict(doc["engine"])
         version = self._write(doc, version, game, [])
         return doc, version, token
