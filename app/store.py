@@ -27,11 +27,16 @@ redis.call('PUBLISH', KEYS[3], version)
 return {1, version}
 """
 
-# KEYS: state hash, event list. ARGV: document, events...
+# KEYS: state hash, event list. ARGV: document, ttl seconds (0: keep), events...
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1])
-for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 3, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
 return 1
 """
 
@@ -123,11 +128,15 @@ class GameStore:
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
         created = self._create(keys=[state_key(game_id), events_key(game_id)],
-                               args=[_dump(doc), *map(_dump, events)])
+                               args=[_dump(doc), self._ttl(doc), *map(_dump, events)])
         if not created:
             raise VersionConflict(1)
         self._index(game_id, doc["status"], None)
         return 1
+
+    def _ttl(self, doc) -> int:
+        """Finished games expire; live ones stay."""
+        return self.finished_ttl if doc["status"] == "finished" else 0
 
     def load(self, game_id: str) -> tuple[int, dict]:
         version, doc = self.redis.hmget(state_key(game_id), "version", "doc")
@@ -144,9 +153,8 @@ class GameStore:
     def compare_and_set(self, game_id: str, expected: int, doc: dict, events: list[dict],
                         previous_status: str) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
-        ttl = self.finished_ttl if doc["status"] == "finished" else 0
         outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
-                                     args=[expected, _dump(doc), ttl, *map(_dump, events)])
+                                     args=[expected, _dump(doc), self._ttl(doc), *map(_dump, events)])
         if outcome == -1:
             raise GameMissing(game_id)
         if outcome == 0:

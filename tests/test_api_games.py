@@ -197,3 +197,17 @@ def test_provably_fair_the_seed_revealed_at_game_over_redeals_every_round(client
         own = client.get(f"/games/{game['id']}/events?after={deal['id'] - 1}&limit=1",
                          headers=bearer(tokens[seat_first])).json[0]
         assert own["hand"] == sorted((CARD_IDS[c] for c in deck[0:8:2]), key=CARD_IDS.index)
+
+
+def test_a_numeric_seed_is_taken_as_its_text(client):
+    game, _ = create(client, seed=1234)
+    assert game["seed_commitment"] == hashlib.sha256(b"1234").hexdigest()
+
+
+def test_finished_games_expire(app, client):
+    from app.store import events_key, state_key
+    game, tokens = create(client, preset="elaborate", seed="expiry")
+    play_to_the_end(client, game, tokens, random.Random(2))
+    redis = app.extensions["ronda.store"].redis
+    ttl = app.config["FINISHED_GAME_TTL"]
+    assert 0 < redis.ttl(state_key(game["id"])) <= ttl and 0 < redis.ttl(events_key(game["id"])) <= ttl

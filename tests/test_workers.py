@@ -11,7 +11,7 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from app import create_app
-from app.store import connect
+from app.store import connect, state_key
 from http_helpers import act, bearer, seat_view
 
 
@@ -119,6 +119,7 @@ def test_a_small_match_end_to_end_through_the_api(rq_app, redis_url, queue_name)
         assert events[-1]["type"] == "game_over"
         by_deck.setdefault(events[-1]["seed"], []).append([s["bot"] for s in game["seats"]])
     assert sorted(len(v) for v in by_deck.values()) == [2, 2]
+    assert connect(redis_url).ttl(state_key(games[0]["id"])) > 0  # finished when stored: it expires too
     assert all(seats[0] == seats[1][::-1] for seats in by_deck.values())
 
 

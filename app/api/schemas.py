@@ -1,6 +1,6 @@
 """Request and response schemas: the OpenAPI spec, and so the generated SDKs, come from these."""
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, pre_load, validate
 
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 
@@ -44,6 +44,13 @@ class SeatRequest(Schema):
 
 
 class CreateGameRequest(Schema):
+    @pre_load
+    def seed_as_text(self, data, **kwargs):
+        """A number is accepted as a seed and kept as its text."""
+        if isinstance(data, dict) and isinstance(data.get("seed"), int) and not isinstance(data["seed"], bool):
+            data = {**data, "seed": str(data["seed"])}
+        return data
+
     players = fields.Integer(required=True, validate=validate.Range(min=2, max=4), metadata={"example": 2})
     rules = fields.Nested(RuleOptions, metadata={"example": {"preset": "classic"}})
     seats = fields.List(fields.Nested(SeatRequest), validate=validate.Length(min=2, max=4),
