@@ -38,7 +38,7 @@ class EntrantResult(Schema):
 class Match(Schema):
     id = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
-    rules = fields.Dict(required=True)
+    rules = fields.Nested(s.Rules, required=True)
     bots = fields.List(fields.String(), required=True)
     seed = fields.String(required=True)
     games_total = fields.Integer(required=True)

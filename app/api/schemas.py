@@ -37,6 +37,34 @@ class RuleOptions(Schema):
     win = fields.String(validate=validate.OneOf(WIN))
 
 
+class AnnounceRules(Schema):
+    """How a game's declarations work (RULES.md §5), every option set."""
+    when = fields.String(required=True, validate=validate.OneOf(WHEN))
+    scoring = fields.String(required=True, validate=validate.OneOf(SCORING))
+    tie = fields.String(required=True, validate=validate.OneOf(TIE))
+    double_ronda = fields.Boolean(required=True)
+    all_four_lowest = fields.Boolean(required=True)
+    undeclared_penalty = fields.Boolean(required=True)
+    ronda_points = fields.Integer(required=True)
+    tringa_points = fields.Integer(required=True)
+
+
+class Rules(Schema):
+    """A game's complete rules: its preset and every option (RULES.md §8)."""
+    preset = fields.String(required=True)
+    teams = fields.Boolean(required=True)
+    deal = fields.String(required=True, validate=validate.OneOf(DEAL))
+    table_restriction = fields.Boolean(required=True)
+    capture_runs = fields.Boolean(required=True)
+    streak = fields.String(required=True, validate=validate.OneOf(STREAK))
+    missa_points = fields.Integer(required=True)
+    missa_last_card = fields.Boolean(required=True)
+    announce = fields.Nested(AnnounceRules, required=True)
+    dealer_last_card = fields.Boolean(required=True)
+    target = fields.Integer(required=True)
+    win = fields.String(required=True, validate=validate.OneOf(WIN))
+
+
 class SeatRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
     name = fields.String(validate=validate.Length(max=40), metadata={"example": "Amina"})
@@ -121,7 +149,7 @@ class GameSummary(Schema):
 class GameView(GameSummary):
     """A game as one viewer may see it: a seat (own hand) or a spectator (seat null, hand null)."""
     seat = fields.Integer(allow_none=True, required=True)
-    rules = fields.Dict(required=True)
+    rules = fields.Nested(Rules, required=True)
     seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of the seed, hex"})
     seed = fields.String(allow_none=True, metadata={"description": "revealed at game over"})
     event_count = fields.Integer(required=True)
@@ -229,7 +257,7 @@ class ListGamesQuery(Schema):
 class Preset(Schema):
     name = fields.String(required=True)
     players = fields.List(fields.Integer(), required=True)
-    options = fields.Dict(required=True)
+    options = fields.Nested(Rules, required=True)
 
 
 class Problem(Schema):
