@@ -45,10 +45,25 @@ def _from_http(error: HTTPException):
     status = error.code or 500
     code = CODE_BY_STATUS.get(status, "http_error")
     data = getattr(error, "data", None) or {}
-    errors = data.get("messages")
+    errors = _flatten(data.get("messages") or {})
     detail = error.description if not errors else "the request does not match the schema; see errors"
     kept = {k: v for k, v in error.get_response().headers.items() if k in ("Allow", "Retry-After")}
-    return problem(status, code, error.name, detail, headers=kept, errors=errors)
+    return problem(status, code, error.name, detail, headers=kept, errors=errors or None)
+
+
+def _flatten(messages, location=None, path=()):
+    """webargs' nested messages → [{"location": "json", "field": "rules.jokers", "message": ...}]."""
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return [{"location": location, "field": ".".join(path) or None, "message": m} for m in messages]
+    if isinstance(messages, dict):
+        flat = []
+        for key, value in messages.items():
+            if location is None:
+                flat += _flatten(value, str(key), ())
+            else:
+                flat += _flatten(value, location, (*path, str(key)))
+        return flat
+    return [{"location": location, "field": ".".join(path) or None, "message": str(messages)}]
 
 
 def _unexpected(error):

@@ -260,6 +260,13 @@ class Preset(Schema):
     options = fields.Nested(Rules, required=True)
 
 
+class FieldError(Schema):
+    """One reason a request does not match the schema."""
+    location = fields.String(allow_none=True, metadata={"example": "json"})
+    field = fields.String(allow_none=True, metadata={"example": "rules.jokers"})
+    message = fields.String(required=True, metadata={"example": "Unknown field."})
+
+
 class Problem(Schema):
     """RFC 9457 problem details; `code` is stable and machine-readable."""
     type = fields.String(required=True)
@@ -267,7 +274,7 @@ class Problem(Schema):
     status = fields.Integer(required=True)
     code = fields.String(required=True)
     detail = fields.String()
-    errors = fields.Dict()
+    errors = fields.List(fields.Nested(FieldError))
     legal_actions = fields.List(fields.Nested(Action))
     current_version = fields.Integer()
     option = fields.String()
