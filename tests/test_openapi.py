@@ -57,3 +57,23 @@ def test_fuzzing_finds_no_server_error_and_no_answer_off_the_spec(app, operation
         case.call_and_validate(checks=SPEC_CHECKS)
 
     call()
+
+
+def test_no_schema_is_anonymous_so_sdks_get_named_types():
+    spec = json.loads(SPEC_PATH.read_text())
+    inline = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.get("properties", {}).items():
+                kind = value.get("type")
+                if kind == "object" or (isinstance(kind, list) and "object" in kind):
+                    inline.append(f"{path}.{key}")
+            for key, value in node.items():
+                walk(value, f"{path}/{key}")
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, path)
+
+    walk(spec, "")
+    assert inline == []
