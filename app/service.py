@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+from contextlib import contextmanager
 import random
 import secrets
 from datetime import datetime, timezone
@@ -24,6 +25,15 @@ def utc_now() -> str:
 
 def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+@contextmanager
+def _found(game_id: str):
+    """A game missing from the store is a 404 for the caller."""
+    try:
+        yield
+    except GameMissing:
+        raise GameNotFound(f"no game {game_id}") from None
 
 
 def _human_seat(name: str) -> tuple[dict, str]:
@@ -99,23 +109,19 @@ class GameService:
         """The spectator view, or with a seat token that seat's own view."""
         version, doc = self._load(game_id)
         seat = self._seat_of(doc, token) if token is not None else None
-        return self._view(doc, version, game_from_dict(doc["engine"], record_events=False), seat), version
+        return self.view_as(game_id, seat, loaded=(version, doc))
 
-    def view_as(self, game_id: str, seat: int | None) -> tuple[dict, int]:
-        version, doc = self._load(game_id)
+    def view_as(self, game_id: str, seat: int | None, loaded=None) -> tuple[dict, int]:
+        version, doc = loaded or self._load(game_id)
         return self._view(doc, version, game_from_dict(doc["engine"], record_events=False), seat), version
 
     def version(self, game_id: str) -> int:
-        try:
+        with _found(game_id):
             return self.store.version(game_id)
-        except GameMissing:
-            raise GameNotFound(f"no game {game_id}") from None
 
     def wait_for_change(self, game_id: str, after_version: int, timeout: float) -> int:
-        try:
+        with _found(game_id):
             return self.store.wait_for_change(game_id, after_version, timeout)
-        except GameMissing:
-            raise GameNotFound(f"no game {game_id}") from None
 
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> list[dict]:
         return self.events_as(game_id, self.seat_for(game_id, token), after, limit)
@@ -228,10 +234,8 @@ class GameService:
 
     # ----- internals -------------------------------------------------------------------------
     def _load(self, game_id):
-        try:
+        with _found(game_id):
             return self.store.load(game_id)
-        except GameMissing:
-            raise GameNotFound(f"no game {game_id}") from None
 
     def _write(self, doc, version, game, events):
         previous = doc["status"]
@@ -239,11 +243,10 @@ class GameService:
         doc["status"] = self._status(doc, game)
         doc["updated_at"] = utc_now()
         try:
-            version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
+            with _found(doc["id"]):
+                version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
         except VersionConflict as conflict:
             raise StaleVersion(conflict.current_version) from None
-        except GameMissing:
-            raise GameNotFound(f"no game {doc['id']}") from None
         self._after_change(doc, version, game)
         return version
 

@@ -66,8 +66,8 @@ class SeatView(MethodView):
     def get(self, query, game_id, **_conditional):  # If-None-Match is read by not_modified()
         """See the game from your seat (optionally waiting for a newer version)"""
         token = bearer_token() or ""
-        service().seat_for(game_id, token)
         if "after_version" in query:
+            service().seat_for(game_id, token)  # refuse a bad token before waiting, not after
             service().wait_for_change(game_id, query["after_version"], query["wait_seconds"])
         view, version = service().view(game_id, token)
         return not_modified(version) or (view, etag_header(version))
