@@ -104,9 +104,11 @@ class Game:
     def deal(self):
         self.deal_index += 1
         size, n, stock, first = self.hand_sizes[self.deal_index], self.players, self.stock, self.deal_index == 0
-        for i in range(size * n):
-            self.hands[(self.dealer + 1 + i) % n].append(stock.pop(0))
-        for hand in self.hands:
+        dealt = stock[:size * n]  # one card at a time from the front, from the seat after the dealer
+        del stock[:size * n]
+        for i in range(n):
+            hand = self.hands[(self.dealer + 1 + i) % n]
+            hand.extend(dealt[i::n])
             hand.sort()
         self.cards_in_hands = size * n
         if first and self.rules.deal == "table4":
@@ -190,7 +192,8 @@ class Game:
         dropped, self.dropped = self.dropped, -1
         took = self._play_card(self, seat, card, dropped)
         self.prev_rank = card >> 2
-        self.last_play = (seat, took, card >> 2)
+        if self.last_card:  # the dealer's last card (§6) is the only play looked back at
+            self.last_play = (seat, took, card >> 2)
         if self.cards_in_hands:
             self.turn = (seat + 1) % self.players
         else:

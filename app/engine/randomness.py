@@ -38,7 +38,11 @@ class SeedStream:
     def below(self, n: int) -> int:
         limit = _WORD - _WORD % n
         while True:
-            word = self._word()
+            if self._next < len(self._words):  # the common case, without a call
+                word = self._words[self._next]
+                self._next += 1
+            else:
+                word = self._word()
             if word < limit:
                 return word % n
 
@@ -50,8 +54,8 @@ def first_dealer(seed: str, players: int) -> int:
 def shuffled_deck(seed: str, round_index) -> list[int]:
     """Fisher-Yates from the last position down, one draw per position."""
     deck = list(range(40))
-    stream = SeedStream(seed, f"round:{round_index}")
+    below = SeedStream(seed, f"round:{round_index}").below
     for i in range(39, 0, -1):
-        j = stream.below(i + 1)
+        j = below(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
