@@ -1,6 +1,6 @@
 """Builders for rule tests: a game from hand-built deals, or a position from hands and table."""
 
-from app.engine import (CARD_IDS, Game, game_from_dict, game_to_dict, parse_card, perform,
+from app.engine import (CARD_IDS, Game, game_from_dict, game_to_dict, parse_card, parse_text, perform,
                         rules_from_request)
 from app.engine.declarations import combination
 
@@ -64,11 +64,7 @@ def play(game, *moves):
     for move in moves:
         seat, _, text = move.rpartition(":")
         seat = int(seat[1:]) if seat else game.awaiting()[0]
-        words = text.split()
-        if words[0] in ("declare", "pass"):
-            action = {"type": words[0]}
-        else:
-            action = {"type": "play", "card": words[0], **({"declare": True} if len(words) > 1 else {})}
+        action = parse_text(text if text.split()[0] in ("declare", "pass") else f"play {text}")
         events.extend(perform(game, seat, action))
     return events
 

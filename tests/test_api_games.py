@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from app.engine import CARD_IDS, PRESETS, Game, engine_steps, shuffled_deck
+from app.engine import CARD_IDS, PRESETS, Game, shuffled_deck
 from builders import deck_for
 from http_helpers import act, bearer, create, play_to_the_end, seat_view
 

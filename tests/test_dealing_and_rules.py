@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from app.engine import (CARD_IDS, PRESETS, Game, InvalidRules, InvalidSetup, commitment,
+from app.engine import (CARD_IDS, DECLARE, PASS, PRESETS, Game, InvalidAction, InvalidRules, InvalidSetup,
+                        action_text, action_to_dict, card_id, commitment, parse_card, parse_text,
                         rules_from_request, shuffled_deck)
 from builders import deck_for, new_game, rules
 
@@ -123,6 +124,16 @@ def test_the_shuffle_is_the_documented_shake_256_fisher_yates():
 def test_later_rounds_shuffle_from_the_seed():
     assert shuffled_deck("s", 1) != shuffled_deck("s", 0)
     assert sorted(shuffled_deck("s", 1)) == list(range(40))
+
+
+# ----- text forms ------------------------------------------------------------------------
+def test_cards_and_actions_round_trip_through_text():
+    assert [card_id(parse_card(c)) for c in CARD_IDS] == list(CARD_IDS)
+    for action in [*range(40), DECLARE, PASS]:
+        assert parse_text(action_text(action)) == action_to_dict(action)
+    assert parse_text("play 7o declare") == {"type": "play", "card": "7o", "declare": True}
+    with pytest.raises(InvalidAction):
+        parse_text("jump 7o")
 
 
 # ----- determinism (golden) ------------------------------------------------------------------

@@ -12,7 +12,7 @@ from rq import Queue, SimpleWorker
 
 from app import create_app
 from app.store import connect, state_key
-from http_helpers import act, bearer, seat_view
+from http_helpers import act, seat_view
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 import logging
 import threading
-import time
 
 from rq import SimpleWorker
 

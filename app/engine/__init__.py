@@ -15,3 +15,13 @@ from .phases import DECLARING, OVER, PLAYING
 from .rules import PRESETS, Rules, rules_from_dict, rules_from_request
 from .serialize import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .views import observation, visible_event
+
+__all__ = [
+    "action_text", "action_to_dict", "engine_steps", "parse_text", "perform",
+    "CARD_IDS", "RANKS", "card_id", "parse_card",
+    "CardNotInHand", "DeclarationNotHeld", "GameOver", "IllegalAction", "InvalidAction", "InvalidRules",
+    "InvalidSetup", "NotYourTurn", "RondaError",
+    "DECLARE", "PASS", "Game", "commitment", "new_seed", "shuffled_deck", "DECLARING", "OVER", "PLAYING",
+    "PRESETS", "Rules", "rules_from_dict", "rules_from_request",
+    "SCHEMA_VERSION", "game_from_dict", "game_to_dict", "observation", "visible_event",
+]

@@ -18,10 +18,6 @@ def card_id(card: int) -> str:
     return CARD_IDS[card]
 
 
-def rank_of(card: int) -> int:
-    return RANKS[card >> 2]
-
-
 def parse_card(text) -> int:
     card = _CARD_BY_ID.get(text) if isinstance(text, str) else None
     if card is None:
