@@ -57,14 +57,7 @@ class MatchService:
     def match_games(self, match_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
         self._load(match_id)
         ids, total = self.store.game_ids(match_id, offset, limit)
-        summaries = []
-        for game_id in ids:
-            try:
-                version, doc = self.games.store.load(game_id)
-            except GameMissing:
-                continue
-            summaries.append(self.games.summary(doc, version))
-        return summaries, total
+        return self.games.summaries(ids)[0], total
 
     def _load(self, match_id):
         try:

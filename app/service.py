@@ -131,16 +131,21 @@ class GameService:
 
     def list_games(self, status: str, offset: int, limit: int) -> tuple[list[dict], int]:
         ids, total = self.store.list_ids(status, offset, limit)
-        summaries, gone = [], []
-        for game_id in ids:
+        summaries, gone = self.summaries(ids)
+        self.store.forget_missing(status, gone)
+        return summaries, total - len(gone)
+
+    def summaries(self, game_ids: list[str]) -> tuple[list[dict], list[str]]:
+        """The summaries of the games still stored, and the ids of those that expired."""
+        found, gone = [], []
+        for game_id in game_ids:
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
                 gone.append(game_id)
                 continue
-            summaries.append(self.summary(doc, version))
-        self.store.forget_missing(status, gone)
-        return summaries, total - len(gone)
+            found.append(self.summary(doc, version))
+        return found, gone
 
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:

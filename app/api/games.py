@@ -12,9 +12,6 @@ from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
 
 
-def _created_body(doc, version, tokens):
-    game, _ = service().view(doc["id"])
-    return {"game": game, "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
 
 
 @blp.route("")
@@ -38,8 +35,9 @@ class Games(MethodView):
     def post(self, request):
         """Create a game"""
         doc, version, tokens = service().create_game(request)
-        location = url_for("games.Game", game_id=doc["id"])
-        return _created_body(doc, version, tokens), {"Location": location, **etag_header(version)}
+        game, _ = service().view_as(doc["id"], None, loaded=(version, doc))
+        body = {"game": game, "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
+        return body, {"Location": url_for("games.Game", game_id=doc["id"]), **etag_header(version)}
 
 
 @blp.route("/<game_id>")
@@ -99,7 +97,7 @@ class Seat(MethodView):
     def post(self, request, game_id, seat):
         """Take an open seat"""
         doc, version, token = service().claim_seat(game_id, seat, request.get("name"))
-        game, _ = service().view(game_id, token)
+        game, _ = service().view_as(game_id, seat, loaded=(version, doc))
         return {"seat": seat, "token": token, "game": game}, etag_header(version)
 
 
