@@ -79,9 +79,9 @@ def play_games(port, deadline, latencies, rng, counts):
             counts[0] += 1
             game = answer["game"]
             version, awaiting, finished = game["version"], game["awaiting"], game["status"] == "finished"
-            views[seat] = game
             if any(e["type"] in ("deal", "declarations_resolved") for e in answer["events"]):
-                views.clear()  # new hands or a new phase: re-read the views
+                views.clear()  # new hands or a new phase: the other seats re-read their views
+            views[seat] = game
 
 
 def hammer_ceiling(port, deadline, latencies, rng, counts):
