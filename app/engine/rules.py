@@ -1,6 +1,6 @@
 """Rule options (RULES.md §8): one engine, named options, one preset per source."""
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 from .errors import InvalidRules
 
@@ -56,7 +56,8 @@ class Rules:
         return (3,) * ((40 - 4) // (3 * players))
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        # dataclasses.asdict deep-copies every field; rules are flat apart from `announce`.
+        return {**vars(self), "announce": dict(vars(self.announce))}
 
 
 PRESETS = {
