@@ -1,7 +1,11 @@
 """What every blueprint needs: the service, the seat token, the If-Match version, error docs."""
 
-from flask import current_app, make_response, request
-from flask_smorest import Blueprint
+import json
+from functools import wraps
+
+import flask_smorest
+from flask import Response, current_app, make_response, request
+from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
 from .schemas import Problem
 
@@ -14,6 +18,36 @@ PROBLEM_DESCRIPTIONS = {
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
     428: "If-Match is required",
 }
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """Argument schemas are built once here: given a class, webargs would build one on every request."""
+
+    def arguments(self, schema, *args, **kwargs):
+        return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
+
+    def response(self, status_code, schema=None, **kwargs):
+        """Documents `schema`, and sends the view's answer as JSON as it is.
+
+        The service builds every answer in its schema's exact shape, and a marshmallow dump of an
+        action's answer cost more than applying the action. Under `app.testing` each answer is still
+        dumped and must come out unchanged, so the suite catches any drift between schema and answer.
+        """
+        documented = super().response(status_code, schema, **kwargs)
+        shape = resolve_schema_instance(schema) if schema is not None else None
+
+        def decorator(view):
+            @wraps(view)
+            def send_as_json(*args, **view_kwargs):
+                body, status, headers = unpack_tuple_response(view(*args, **view_kwargs))
+                if isinstance(body, Response):
+                    return body, status, headers
+                if shape is not None and current_app.testing and shape.dump(body) != body:
+                    raise AssertionError(f"answer differs from {type(shape).__name__}: {body!r}")
+                return Response(json.dumps(body, separators=(",", ":")), status or status_code, headers,
+                                mimetype="application/json")
+            return documented(send_as_json)
+        return decorator
 
 
 def service():

@@ -2,11 +2,10 @@
 
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from . import schemas as s
 from .streaming import event_stream
-from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
+from .common import (Blueprint, IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
                      documents_problems, etag_header, if_match_version, not_modified, service)
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")

@@ -2,8 +2,9 @@
 
 from flask import current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
+
+from .common import Blueprint
 
 blp = Blueprint("health", __name__, url_prefix="/health", description="Service health")
 

@@ -2,12 +2,11 @@
 
 from flask import current_app, url_for
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields, validate
 
 from ..match_service import MAX_GAMES
 from . import schemas as s
-from .common import documents_problems
+from .common import Blueprint, documents_problems
 
 blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
 

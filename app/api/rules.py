@@ -1,10 +1,10 @@
 """/rules: the presets and their options, for clients' create screens."""
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from ..engine import PRESETS
 from . import schemas as s
+from .common import Blueprint
 
 blp = Blueprint("rules", __name__, url_prefix="/rules", description="Rule presets (RULES.md §8)")
 
