@@ -31,11 +31,23 @@ def play_games(rules, players, record_events, seconds, rng):
     return actions / elapsed, games / elapsed
 
 
+def machine_speed() -> float:
+    """Millions of plain Python loop steps per second: lets figures from different machines be compared."""
+    best = 0.0
+    for _ in range(3):
+        started, total = time.perf_counter(), 0
+        for i in range(2_000_000):
+            total += i
+        best = max(best, 2 / (time.perf_counter() - started))
+    return best
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=1.0, help="per preset, player count and mode")
     args = parser.parse_args()
     rng = random.Random(20261130)
+    print(f"machine: {machine_speed():.1f} M plain loop steps/s (the figures scale with it)")
     totals = {True: [], False: []}
     print(f"{'preset':<12}{'players':>8}{'search actions/s':>18}{'games/s':>9}{'events actions/s':>18}{'games/s':>9}")
     for name, rules in PRESETS.items():
