@@ -214,27 +214,31 @@ class GameService:
         version = self._write(doc, version, game, self._number(doc, [{"type": "seat_left", "seat": seat, "bot": bot}]))
         return self._view(doc, version, game, None), version
 
-    def stalled_bot_games(self, older_than_seconds: float) -> list[tuple[str, int]]:
-        """Active games waiting on a bot since before the cut-off: their job may have been lost."""
-        cutoff = datetime.now(timezone.utc).timestamp() - older_than_seconds
+    def stalled_bot_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int]]:
+        """Games still waiting on the bot turn noted before the cut-off: its job may have been lost.
+
+        Only games noted as waiting on a bot are read, oldest first; those that moved on since
+        (a human's turn, finished, expired) are dropped from the list on the way.
+        """
         stalled = []
-        ids, _ = self.store.list_ids(ACTIVE, 0, 10_000)
-        for game_id in ids:
+        cutoff = datetime.now(timezone.utc).timestamp() - older_than_seconds
+        for game_id, noted_at in self.store.bot_turns_noted_before(cutoff, limit):
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
+                self.store.forget_bot_turn(game_id, noted_at)
                 continue
-            updated = datetime.fromisoformat(doc["updated_at"].replace("Z", "+00:00")).timestamp()
             game = game_from_dict(doc["engine"], record_events=False)
-            if (doc["status"] == ACTIVE and updated < cutoff
-                    and any(doc["seats"][s]["type"] == "bot" for s in game.awaiting())):
+            if doc["status"] == ACTIVE and any(doc["seats"][s]["type"] == "bot" for s in game.awaiting()):
                 stalled.append((game_id, version))
+            else:
+                self.store.forget_bot_turn(game_id, noted_at)
         return stalled
 
     def redispatch_stalled(self, older_than_seconds: float) -> int:
         stalled = self.stalled_bot_games(older_than_seconds)
         for game_id, version in stalled:
-            self.dispatcher.bot_turn(game_id, version)
+            self._dispatch_bot_turn(game_id, version)
         return len(stalled)
 
     # ----- internals -------------------------------------------------------------------------
@@ -260,9 +264,13 @@ class GameService:
             return
         waiting_on = {doc["seats"][seat]["type"] for seat in game.awaiting()}
         if "bot" in waiting_on:
-            self.dispatcher.bot_turn(doc["id"], version)
+            self._dispatch_bot_turn(doc["id"], version)
         elif "human" in waiting_on and doc.get("turn_timeout_seconds"):
             self.dispatcher.turn_timeout(doc["id"], version, doc["turn_timeout_seconds"])
+
+    def _dispatch_bot_turn(self, game_id, version):
+        self.store.note_bot_turn(game_id)  # before the job, so a job lost at once is still swept
+        self.dispatcher.bot_turn(game_id, version)
 
     @staticmethod
     def _number(doc, events):

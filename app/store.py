@@ -50,6 +50,14 @@ return 1
 """
 
 
+# KEYS: bot turns set. ARGV: game id, the score it was read with. Drops it unless noted again since.
+_FORGET_BOT_TURN = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
+
+
 class GameMissing(Exception):
     pass
 
@@ -100,6 +108,10 @@ def status_index_key(status: str) -> str:
     return f"games:status:{status}"
 
 
+def bot_turns_key() -> str:
+    return "games:waiting_on_bot"
+
+
 def connect(url: str | None) -> redis.Redis:
     """A client for `url`; with no URL, the embedded in-process server (one per process)."""
     if url:
@@ -125,6 +137,7 @@ class GameStore:
         self.finished_ttl = finished_ttl
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
+        self._forget_bot_turn = client.register_script(_FORGET_BOT_TURN)
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
         created = self._create(keys=[state_key(game_id), events_key(game_id)],
@@ -191,6 +204,20 @@ class GameStore:
             pipe.zrem(status_index_key(previous), game_id)
         pipe.zadd(status_index_key(status), {game_id: time.time()})
         pipe.execute()
+
+    def note_bot_turn(self, game_id: str):
+        """`game_id` waits on a bot from now: the sweeper looks only at games noted long enough ago."""
+        self.redis.zadd(bot_turns_key(), {game_id: int(time.time() * 1000)})
+
+    def bot_turns_noted_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
+        """(game id, when noted in ms) of the bot turns noted before the given time, oldest first."""
+        found = self.redis.zrangebyscore(bot_turns_key(), "-inf", int(seconds_since_epoch * 1000),
+                                         start=0, num=limit, withscores=True)
+        return [(member.decode(), int(score)) for member, score in found]
+
+    def forget_bot_turn(self, game_id: str, noted_at: int):
+        """Drop a game that no longer waits on a bot, unless a newer bot turn was noted meanwhile."""
+        self._forget_bot_turn(keys=[bot_turns_key()], args=[game_id, noted_at])
 
     def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
         key = status_index_key(status)
