@@ -25,5 +25,15 @@ def parse_card(text) -> int:
     return card
 
 
+def parse_cards(texts) -> list[int]:
+    """Many ids at once (a stored state, a deck): one lookup each, and parse_card's refusal."""
+    try:
+        return [_CARD_BY_ID[text] for text in texts]
+    except (KeyError, TypeError):
+        for text in texts:
+            parse_card(text)  # raises, naming the id at fault
+        raise
+
+
 def ids(cards) -> list[str]:
     return [CARD_IDS[c] for c in cards]

@@ -5,7 +5,7 @@ The state is mutable on purpose: search bots play out hundreds of deals per move
 """
 
 from . import randomness, rounds
-from .cards import CARD_IDS, RANKS, ids, parse_card
+from .cards import CARD_IDS, RANKS, ids, parse_cards
 from .declarations import Declaration, combination
 from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
                      NotYourTurn)
@@ -295,7 +295,7 @@ def _parse_deck(deck) -> list[int]:
     if not isinstance(deck, (list, tuple)) or len(deck) != 40:
         raise InvalidSetup("deck", "must list all 40 card ids")
     try:
-        cards = [parse_card(c) for c in deck]
+        cards = parse_cards(deck)
     except Exception as error:
         raise InvalidSetup("deck", str(error)) from None
     if len(set(cards)) != 40:

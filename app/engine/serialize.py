@@ -1,6 +1,6 @@
 """The full state as a JSON-compatible dict for the store; loading it back never changes a game."""
 
-from .cards import CARD_IDS, ids, parse_card
+from .cards import CARD_IDS, ids, parse_card, parse_cards
 from .declarations import Declaration
 from .game import Game
 from .rules import rules_from_dict
@@ -48,9 +48,9 @@ def game_from_dict(data: dict, record_events: bool = True) -> Game:
     g.deal_next_round = True
     g.answered = list(g.answered)
     g.scores, g.round_start_scores = list(data["scores"]), list(data["round_start_scores"])
-    g.stock, g.table, g.pile = _cards(data["stock"]), _cards(data["table"]), _cards(data["pile"])
-    g.hands = [_cards(h) for h in data["hands"]]
-    g.captured = [_cards(c) for c in data["captured"]]
+    g.stock, g.table, g.pile = parse_cards(data["stock"]), parse_cards(data["table"]), parse_cards(data["pile"])
+    g.hands = [parse_cards(h) for h in data["hands"]]
+    g.captured = [parse_cards(c) for c in data["captured"]]
     g.table_count = [0] * 10
     for card in g.table:
         g.table_count[card >> 2] += 1
@@ -64,6 +64,3 @@ def game_from_dict(data: dict, record_events: bool = True) -> Game:
     g.round_log = [tuple(e) for e in data["round_log"]] if data["round_log"] is not None else None
     return g
 
-
-def _cards(card_ids) -> list[int]:
-    return [parse_card(c) for c in card_ids]
