@@ -22,7 +22,8 @@ PROBLEM_DESCRIPTIONS = {
 
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint at a lower cost per request: argument schemas are built once
-    (given a class, webargs builds one on every request) and answers skip the marshmallow dump."""
+    (given a class, webargs builds one on every request), answers skip the marshmallow dump,
+    and documenting an answer adds no call layer (flask-smorest adds one per documented answer)."""
 
     def arguments(self, schema, *args, **kwargs):
         return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
@@ -34,7 +35,7 @@ class Blueprint(flask_smorest.Blueprint):
         action's answer cost more than applying the action. Under `app.testing` each answer is still
         dumped and must come out unchanged, so the suite catches any drift between schema and answer.
         """
-        documented = super().response(status_code, schema, **kwargs)
+        document = super().response(status_code, schema, **kwargs)
         shape = resolve_schema_instance(schema) if schema is not None else None
 
         def decorator(view):
@@ -47,8 +48,18 @@ class Blueprint(flask_smorest.Blueprint):
                     raise AssertionError(f"answer differs from {type(shape).__name__}: {body!r}")
                 return Response(json.dumps(body, separators=(",", ":")), status or status_code, headers,
                                 mimetype="application/json")
-            return documented(send_as_json)
+            return _documented(send_as_json, document)
         return decorator
+
+    def alt_response(self, *args, **kwargs):
+        document = super().alt_response(*args, **kwargs)
+        return lambda view: _documented(view, document)
+
+
+def _documented(view, document):
+    """`view` itself, carrying the API doc that flask-smorest's `document` decorator would add."""
+    view._apidoc = document(view)._apidoc
+    return view
 
 
 def service():
