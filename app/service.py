@@ -153,8 +153,11 @@ class GameService:
         seat = self._seat_of(doc, token)
         return self.act_as(game_id, seat, if_match, action, loaded=(version, doc))
 
-    def act_as(self, game_id, seat, if_match, action, loaded=None, preamble=()):
-        """Apply `action` for `seat` on version `if_match`; bots and timeouts come through here too."""
+    def act_as(self, game_id, seat, if_match, action, loaded=None, preamble=(), game=None):
+        """Apply `action` for `seat` on version `if_match`; bots and timeouts come through here too.
+
+        `game`, when given, is `loaded`'s document already decoded (recording events).
+        """
         version, doc = loaded or self._load(game_id)
         if if_match is None:
             raise PreconditionRequired("send If-Match with the version of the view you acted on")
@@ -162,7 +165,7 @@ class GameService:
             raise StaleVersion(version)
         if doc["status"] == OPEN:
             raise GameNotStarted("the game starts when every seat is taken")
-        game = game_from_dict(doc["engine"])
+        game = game if game is not None else game_from_dict(doc["engine"])
         try:
             events = [*preamble, *perform(game, seat, action)]
         except (IllegalAction, InvalidAction) as error:
@@ -189,7 +192,7 @@ class GameService:
             return False
         if current != version or doc["status"] != ACTIVE:
             return False
-        game = game_from_dict(doc["engine"], record_events=False)
+        game = game_from_dict(doc["engine"])  # decoded once: to choose, then to apply
         seats = [s for s in game.awaiting() if doc["seats"][s]["type"] == seat_type]
         if not seats:
             return False
@@ -197,7 +200,7 @@ class GameService:
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
         action = choose_action(kind, seat_knowledge(game, seats[0]), rng)
         try:
-            self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble)
+            self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble, game=game)
         except StaleVersion:
             return False
         return True
