@@ -26,27 +26,26 @@ def greedy_bot(knowledge, rng, sampler=None):
     position = sampler.sample(rng)
     best, best_value = legal[0], -math.inf
     for action in legal:
-        value = immediate_gain(position, seat, action) - exposure(sampler, position, seat, action)
+        after = position.clone()
+        after.apply(seat, action)
+        value = immediate_gain(position, after, seat) - exposure(sampler, position, after, seat, action)
         if value > best_value:
             best, best_value = action, value
     return best
 
 
-def immediate_gain(position, seat, action):
-    after = position.clone()
+def immediate_gain(position, after, seat):
+    """What `seat`'s play took `position` to `after`: points over the others, a win, cards taken."""
     camp = after.camp_of[seat]
-    scores, taken = list(after.scores), len(after.captured[camp])
-    after.apply(seat, action)
+    scores, taken = position.scores, len(position.captured[camp])
     gain = sum((new - old) * (1 if c == camp else -1) for c, (new, old) in enumerate(zip(after.scores, scores)))
     if after.winner is not None:
         gain += 100 if after.winner == camp else -100
     return gain + CARD_WEIGHT * (len(after.captured[camp]) - taken)
 
 
-def exposure(sampler, position, seat, action):
+def exposure(sampler, position, after, seat, action):
     """Expected best take of the next player from the table this card leaves (runs, streaks, missa)."""
-    after = position.clone()
-    after.apply(seat, action)
     if after.winner is not None or after.round_index != position.round_index:
         return 0.0
     nxt = (seat + 1) % after.players
