@@ -3,12 +3,14 @@
 import hashlib
 import json
 import random
+import struct
 
 import pytest
 
 from app.engine import (CARD_IDS, DECLARE, PASS, PRESETS, Game, InvalidAction, InvalidRules, InvalidSetup,
                         action_text, action_to_dict, card_id, commitment, parse_card, parse_text,
                         rules_from_request, shuffled_deck)
+from app.engine.randomness import SeedStream
 from builders import deck_for, new_game, rules
 
 
@@ -119,6 +121,17 @@ def test_the_shuffle_is_the_documented_shake_256_fisher_yates():
         j = word % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     assert deck == shuffled_deck("golden", 0)
+
+
+def test_a_rejected_word_is_skipped_by_batched_draws_as_by_single_ones():
+    """§2 fairness: a word at or above the largest multiple of n is never used, however draws are batched."""
+    bounds = (2**63 + 1, 5, 2**63 + 1, 3)  # a word is rejected for 2**63 + 1 about half the time
+    for label in map(str, range(20)):
+        one_by_one = SeedStream("s", label)
+        assert SeedStream("s", label).below_each(bounds) == [one_by_one.below(n) for n in bounds]
+    words = struct.unpack(">8Q", hashlib.shake_256(b"s:0").digest(64))
+    expected = [w % bounds[0] for w in words if w < 2**63 + 1][:1]
+    assert SeedStream("s", "0").below_each(bounds[:1]) == expected
 
 
 def test_later_rounds_shuffle_from_the_seed():

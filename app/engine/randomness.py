@@ -9,9 +9,11 @@ in 64 bits, and answers w % n (rejection sampling, so no draw is biased).
 import hashlib
 import secrets
 import struct
+from functools import cache
+from operator import lt, mod
 
 _WORD = 1 << 64
-_CHUNK = 64  # words read from the stream at a time; a shuffle needs 39 (rarely more)
+_CHUNK = 8  # words read at a time when drawing one by one
 
 
 def new_seed() -> str:
@@ -25,37 +27,49 @@ def commitment(seed: str) -> str:
 class SeedStream:
     def __init__(self, seed: str, label: str):
         self._xof = hashlib.shake_256(f"{seed}:{label}".encode())
-        self._words, self._next = [], 0
+        self._words, self._next = (), 0
 
-    def _word(self) -> int:
-        if self._next == len(self._words):
-            count = len(self._words) + _CHUNK
-            self._words = struct.unpack(f">{count}Q", self._xof.digest(8 * count))
-        word = self._words[self._next]
-        self._next += 1
-        return word
+    def below_each(self, bounds: tuple[int, ...]) -> list[int]:
+        """One draw below each n of `bounds`, in order (a whole shuffle in one call)."""
+        start, end = self._next, self._next + len(bounds)
+        if end > len(self._words):
+            self._read(end)
+        words = self._words[start:end]
+        if all(map(lt, words, _limits(bounds))):  # no word rejected, by far the usual case
+            self._next = end
+            return list(map(mod, words, bounds))
+        return [self.below(n) for n in bounds]
 
     def below(self, n: int) -> int:
         limit = _WORD - _WORD % n
         while True:
-            if self._next < len(self._words):  # the common case, without a call
-                word = self._words[self._next]
-                self._next += 1
-            else:
-                word = self._word()
+            if self._next == len(self._words):
+                self._read(self._next + _CHUNK)
+            word = self._words[self._next]
+            self._next += 1
             if word < limit:
                 return word % n
+
+    def _read(self, count: int):
+        self._words = struct.unpack(f">{count}Q", self._xof.digest(8 * count))
+
+
+@cache
+def _limits(bounds: tuple[int, ...]) -> tuple[int, ...]:
+    """The largest multiple of each n that fits in 64 bits: a word at or above it is rejected."""
+    return tuple(_WORD - _WORD % n for n in bounds)
 
 
 def first_dealer(seed: str, players: int) -> int:
     return SeedStream(seed, "dealer").below(players)
 
 
+_SHUFFLE_BOUNDS = tuple(range(40, 1, -1))  # Fisher-Yates from the last position down: position i draws below i + 1
+
+
 def shuffled_deck(seed: str, round_index) -> list[int]:
     """Fisher-Yates from the last position down, one draw per position."""
     deck = list(range(40))
-    below = SeedStream(seed, f"round:{round_index}").below
-    for i in range(39, 0, -1):
-        j = below(i + 1)
+    for i, j in zip(range(39, 0, -1), SeedStream(seed, f"round:{round_index}").below_each(_SHUFFLE_BOUNDS)):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
