@@ -48,7 +48,7 @@ class Game:
     # ----- the one source of legality -------------------------------------------------
     def legal_actions(self, seat: int) -> list[int]:
         if self.phase == PLAYING:
-            if not self._plays_now(seat):
+            if seat != self.turn:  # on your turn of the play, any card in your hand may be played (§3)
                 return []
             actions = list(self.hands[seat])
             if (not self.answered[seat] and self.holdings[seat]
@@ -65,25 +65,20 @@ class Game:
             return [s for s in range(self.players) if not self.answered[s]]
         return [] if self.phase == OVER else [self.turn]
 
-    def _plays_now(self, seat: int) -> bool:
-        """On your turn of the play, any card in your hand may be played (§3)."""
-        return self.phase == PLAYING and seat == self.turn
-
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
-        playable = action < DECLARE and self._plays_now(seat) and action in self.hands[seat]
-        if not playable and action not in self.legal_actions(seat):
+        # The common case (a card from the hand on one's turn) is judged without building the legal list.
+        playing = action < DECLARE and self.phase == PLAYING and seat == self.turn and action in self.hands[seat]
+        if not playing and action not in self.legal_actions(seat):
             raise self.refusal(seat, action)
         if self.events is not None:
             self.events = []
         self.actions_applied += 1
         try:
-            if action < DECLARE:
+            if playing:
                 self._play(seat, action)
-            elif action == DECLARE:
-                self._answer(seat, declare=True)
             else:
-                self._answer(seat, declare=False)
+                self._answer(seat, declare=action == DECLARE)
         except Won:
             pass
         return self.events
