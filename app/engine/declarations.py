@@ -17,13 +17,22 @@ class Declaration:
         return (self.kind == TRINGA, self.rank)
 
 
+_RANK_BIT = tuple(1 << (card >> 2) for card in range(40))
+
+
 def combination(hand, announce, first_deal: bool) -> tuple[str, int] | None:
     """The one combination a dealt hand declares: nobody can declare less than they hold."""
+    seen = 0
+    for card in hand:  # most hands hold no two cards of a rank: find that out cheaply first
+        bit = _RANK_BIT[card]
+        if seen & bit:
+            break
+        seen |= bit
+    else:
+        return None
     counts = {}
     for card in hand:
         counts[card >> 2] = counts.get(card >> 2, 0) + 1
-    if len(counts) == len(hand):
-        return None
     most = max(counts.values())
     if most >= 3:
         rank = max(r for r, n in counts.items() if n == most)

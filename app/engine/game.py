@@ -71,14 +71,30 @@ class Game:
         playing = action < DECLARE and self.phase == PLAYING and seat == self.turn and action in self.hands[seat]
         if not playing and action not in self.legal_actions(seat):
             raise self.refusal(seat, action)
-        if self.events is not None:
-            self.events = []
+        events = self.events
+        if events is not None:
+            events = self.events = []
         self.actions_applied += 1
         try:
-            if playing:
-                self._play(seat, action)
-            else:
+            if not playing:
                 self._answer(seat, declare=action == DECLARE)
+                return self.events
+            # Playing a card, here rather than in a method of its own: it is most of what search does.
+            self.hands[seat].remove(action)
+            self.cards_in_hands -= 1
+            self.answered[seat] = True
+            last_card = self.last_card = not self.cards_in_hands and not self.stock
+            if events is not None:
+                events.append({"type": "play", "seat": seat, "card": CARD_IDS[action]})
+            dropped, self.dropped = self.dropped, -1
+            took = self._play_card(self, seat, action, dropped)
+            self.prev_rank = action >> 2
+            if last_card:  # the dealer's last card (§6) is the only play looked back at
+                self.last_play = (seat, took, action >> 2)
+            if self.cards_in_hands:
+                self.turn = (seat + 1) % self.players
+            else:
+                rounds.end_of_deal(self)
         except Won:
             pass
         return self.events
@@ -97,53 +113,57 @@ class Game:
 
     # ----- dealing ---------------------------------------------------------------------
     def deal(self):
-        self.deal_index += 1
-        size, n, stock, first = self.hand_sizes[self.deal_index], self.players, self.stock, self.deal_index == 0
-        dealt = stock[:size * n]  # one card at a time from the front, from the seat after the dealer
-        del stock[:size * n]
+        index = self.deal_index = self.deal_index + 1
+        n, stock, first = self.players, self.stock, index == 0
+        count = self.cards_in_hands = self.hand_sizes[index] * n
+        dealt = stock[:count]  # one card at a time from the front, from the seat after the dealer
+        del stock[:count]
+        hands, first_seat = self.hands, self.dealer + 1
         for i in range(n):
-            hand = self.hands[(self.dealer + 1 + i) % n]
-            hand.extend(dealt[i::n])
+            hand = hands[(first_seat + i) % n]
+            hand += dealt[i::n]
             hand.sort()
-        self.cards_in_hands = size * n
         if first and self.rules.deal == "table4":
             self._lay_table()
         announce = self.rules.announce
-        self.holdings = [combination(hand, announce, first) for hand in self.hands]
+        self.holdings = [combination(hand, announce, first) for hand in hands]
         self.declarations, self.answered = [], [False] * n
         self.declarations_open = self.revealed = False
-        self.turn = (self.dealer + 1) % n
+        self.turn = first_seat % n
         if self.events is not None:
-            self.events.append({"type": "deal", "round": self.round_index, "deal": self.deal_index,
-                                "dealer": self.dealer, "hands": [ids(h) for h in self.hands],
+            self.events.append({"type": "deal", "round": self.round_index, "deal": index,
+                                "dealer": self.dealer, "hands": [ids(h) for h in hands],
                                 "table": ids(self.table), "stock": len(stock), "last_deal": not stock})
-        if announce.when == "automatic":
+        when = announce.when
+        if when == "on_turn":
+            self.phase = PLAYING
+        elif when == "automatic":
+            self.phase = PLAYING
             for seat in self.playing_order():
                 if self.holdings[seat]:
                     self._declare(seat)
-        if announce.when == "together" or (announce.when == "in_turn_first_deal" and first):
-            self.phase = DECLARING
-            if announce.when == "together":
-                self.turn = None
-        else:
-            self.phase = PLAYING
+        elif when == "together":
+            self.phase, self.turn = DECLARING, None
+        else:  # in_turn_first_deal
+            self.phase = DECLARING if first else PLAYING
 
     def _lay_table(self):
         """table_restriction (§2): a card that completes a forbidden pattern goes back mid-stock."""
-        stock, table, rejected = self.stock, [], 0
+        stock, table, count, restricted = self.stock, self.table, self.table_count, self.rules.table_restriction
+        rejected = 0
         while len(table) < 4:
             card = stock.pop(0)
-            if self.rules.table_restriction and _forbidden(table, card):
+            rank = card >> 2
+            # Forbidden: a second card of a rank, or the fourth of four ranks in a row.
+            if restricted and (count[rank] or len(table) == 3 and _four_in_a_row(table, rank)):
                 stock.insert(len(stock) // 2, card)
                 rejected += 1
                 if rejected > len(stock):  # the front half cycled through: no legal table exists
                     raise rounds.NoLegalTable()
             else:
                 table.append(card)
+                count[rank] += 1
                 rejected = 0
-        for card in table:
-            self.table.append(card)
-            self.table_count[card >> 2] += 1
 
     def playing_order(self) -> list[int]:
         return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
@@ -177,23 +197,6 @@ class Game:
             self.turn = (seat + 1) % self.players
 
     # ----- playing a card ----------------------------------------------------------------
-    def _play(self, seat, card):
-        self.hands[seat].remove(card)
-        self.cards_in_hands -= 1
-        self.answered[seat] = True
-        self.last_card = not self.cards_in_hands and not self.stock
-        if self.events is not None:
-            self.events.append({"type": "play", "seat": seat, "card": CARD_IDS[card]})
-        dropped, self.dropped = self.dropped, -1
-        took = self._play_card(self, seat, card, dropped)
-        self.prev_rank = card >> 2
-        if self.last_card:  # the dealer's last card (§6) is the only play looked back at
-            self.last_play = (seat, took, card >> 2)
-        if self.cards_in_hands:
-            self.turn = (seat + 1) % self.players
-        else:
-            rounds.end_of_deal(self)
-
     def take_from_table(self, rank):
         """The cards of `rank` and, with capture_runs, the unbroken run above it (§3)."""
         count = self.table_count
@@ -275,15 +278,10 @@ class Game:
         return other
 
 
-def _forbidden(table, card) -> bool:
-    rank = card >> 2
+def _four_in_a_row(table, rank) -> bool:
+    """Three table cards of distinct ranks and `rank` make four ranks in a row."""
     ranks = [c >> 2 for c in table]
-    if rank in ranks:
-        return True
-    if len(ranks) == 3:
-        ranks.append(rank)
-        return max(ranks) - min(ranks) == 3  # four distinct ranks in a row
-    return False
+    return max(*ranks, rank) - min(*ranks, rank) == 3
 
 
 def _parse_deck(deck) -> list[int]:
