@@ -56,8 +56,8 @@ def awards(declarations, announce, camp_of, position, players: int) -> dict[int,
     ("the earlier declarer"). Partners never compete: the winning declaration is chosen
     among all of them, and its camp scores.
     """
-    if not declarations:
-        return {}
+    if len(declarations) < 2:  # nothing to compare: a lone declaration wins its own value
+        return {camp_of[d.seat]: value(d.kind, announce) for d in declarations}
     lowest_wins = announce.all_four_lowest and players == 4 and len(declarations) == 4
     pick = min if lowest_wins else max
     winning = pick(d.strength for d in declarations)
