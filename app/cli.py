@@ -73,7 +73,7 @@ def _match_game(task):
     from .engine import rules_from_request
     from .matches import play_game, tally
     preset, bots, seed, index = task
-    return tally(play_game(rules_from_request({"preset": preset}), bots, seed, index, record_events=False))
+    return tally(play_game(rules_from_request({"preset": preset}), bots, seed, index, keep_events=False))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .bots import BOTS
 from .engine import Game
-from .engine.views import seat_knowledge
+from .engine.views import deal_events, seat_knowledge
 
 
 def seating(players: int, game_index: int) -> list[int]:
@@ -32,19 +32,21 @@ class PlayedGame:
     events: list[dict] | None = None
 
 
-def play_game(rules, bots: list[str], match_seed: str, game_index: int, record_events=True) -> PlayedGame:
+def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_events=True) -> PlayedGame:
+    """One game of the match; bots read the deal's public history, so events are always recorded."""
     players = len(bots)
     entrants = seating(players, game_index)
-    game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0,
-                record_events=record_events)
+    game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0)
     rngs = [random.Random(f"{match_seed}:{game_index}:entrant{entrants[seat]}") for seat in range(players)]
-    played = PlayedGame(game, entrants, [[] for _ in range(players)], list(game.events) if record_events else None)
+    played = PlayedGame(game, entrants, [[] for _ in range(players)], list(game.events) if keep_events else None)
+    history = deal_events(game.events)
     while game.winner is None:
         seat = game.awaiting()[0]
         started = time.perf_counter()
-        action = BOTS[bots[entrants[seat]]](seat_knowledge(game, seat), rngs[seat])
+        action = BOTS[bots[entrants[seat]]](seat_knowledge(game, seat, history), rngs[seat])
         played.move_ms[seat].append((time.perf_counter() - started) * 1000)
         events = game.apply(seat, action)
+        history = deal_events(history + events)
         if played.events is not None:
             played.events.extend(events)
     return played

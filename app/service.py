@@ -198,7 +198,7 @@ class GameService:
             return False
         kind, preamble = plan(seats[0], doc["seats"][seats[0]])
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
-        action = choose_action(kind, seat_knowledge(game, seats[0]), rng)
+        action = choose_action(kind, seat_knowledge(game, seats[0], self._deal_history(game_id, doc)), rng)
         try:
             self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble, game=game)
         except StaleVersion:
@@ -277,9 +277,21 @@ class GameService:
 
     @staticmethod
     def _number(doc, events):
+        """Ids for new events; the document remembers where the current deal's events start."""
         first = doc["event_count"] + 1
         doc["event_count"] += len(events)
-        return [{"id": first + i, **event} for i, event in enumerate(events)]
+        numbered = [{"id": first + i, **event} for i, event in enumerate(events)]
+        for event in numbered:
+            if event["type"] == "deal":
+                doc["deal_event_id"] = event["id"]
+        return numbered
+
+    def _deal_history(self, game_id, doc) -> list[dict]:
+        """The current deal's events from the log (its public history, for bots)."""
+        first = doc.get("deal_event_id")
+        if first is None:
+            return []
+        return self.store.events(game_id, first - 1, doc["event_count"] - first + 1)
 
     @staticmethod
     def _status(doc, game):

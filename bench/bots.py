@@ -34,7 +34,7 @@ BANK_SEED = "bench-bank"
 def one_game(task):
     name, index = task
     preset, bots = PAIRINGS[name]
-    played = play_game(PRESETS[preset], bots, f"{BANK_SEED}:{name}", index, record_events=False)
+    played = play_game(PRESETS[preset], bots, f"{BANK_SEED}:{name}", index, keep_events=False)
     results = entrant_results(played)
     moves = {}
     for seat, entrant in enumerate(played.entrants):

@@ -7,9 +7,11 @@ import pytest
 
 from app.bots import BOTS, choose_action
 from app.bots.expert import expert_bot
-from app.engine import PRESETS, Game
-from app.engine.views import seat_knowledge
-from builders import make_position
+from app.bots.sampling import Sampler
+from app.engine import CARD_IDS, PRESETS, Game
+from app.engine.declarations import Declaration
+from app.engine.views import deal_events, seat_knowledge
+from builders import make_position, play
 from test_properties import swap_hidden_cards
 
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
@@ -32,17 +34,31 @@ def test_every_bot_plays_only_legal_actions_to_the_end(preset, players):
 @pytest.mark.parametrize("preset, players", [("classic", 2), ("traditional", 4), ("runda", 3)])
 def test_a_bot_never_peeks_its_choice_is_the_same_when_hidden_cards_are_swapped(kind, preset, players):
     game = Game(PRESETS[preset], players, seed=f"peek-{kind}")
+    history = deal_events(game.events)
     rng = random.Random(11)
     for step in range(40):
         if game.winner is not None:
             break
         seat = game.awaiting()[0]
         swapped = swap_hidden_cards(game, seat, random.Random(step))
-        assert seat_knowledge(game, seat) == seat_knowledge(swapped, seat)
+        swapped_history = _with_other_hands_dealt_differently(history, seat, random.Random(step))
+        knowledge = seat_knowledge(game, seat, history)
+        assert knowledge == seat_knowledge(swapped, seat, swapped_history)
         seed = rng.random()
-        choice = FAST[kind](seat_knowledge(game, seat), random.Random(seed))
-        assert FAST[kind](seat_knowledge(swapped, seat), random.Random(seed)) == choice
-        game.apply(seat, choice)
+        choice = FAST[kind](knowledge, random.Random(seed))
+        assert FAST[kind](seat_knowledge(swapped, seat, swapped_history), random.Random(seed)) == choice
+        history = deal_events(history + game.apply(seat, choice))
+
+
+def _with_other_hands_dealt_differently(history, seat, rng):
+    """The deal's events with the hands the seat never saw replaced by other cards."""
+    changed = []
+    for event in history:
+        if event["type"] == "deal":
+            hands = [hand if s == seat else sorted(rng.sample(CARD_IDS, len(hand))) for s, hand in enumerate(event["hands"])]
+            event = {**event, "hands": hands}
+        changed.append(event)
+    return changed
 
 
 def test_greedy_declares_whenever_it_holds_something():
@@ -60,3 +76,53 @@ def test_expert_finds_the_card_that_wins_the_game():
     # 2o takes 2c and empties the table: the missa brings camp 0 to 41 at once.
     game = make_position("simple", hands=[["2o", "6o", "11o"], ["1c", "3c", "12c"]], table=["2c"], scores=[40, 40])
     assert choose_action("expert", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
+
+
+def _deal_event(game):
+    return {"type": "deal", "round": 0, "deal": game.deal_index, "dealer": game.dealer,
+            "hands": [[CARD_IDS[c] for c in hand] for hand in game.hands],
+            "table": [CARD_IDS[c] for c in game.table], "stock": len(game.stock), "last_deal": False}
+
+
+def _holding_frequency(knowledge, reads_play, holds, samples=300):
+    sampler, rng = Sampler(knowledge, reads_play=reads_play), random.Random(5)
+    return sum(holds(sampler.sample(rng).hands[1]) for _ in range(samples)) / samples
+
+
+def test_the_expert_reads_a_skipped_streak_as_not_holding_that_rank():
+    # Seat 1 answered 5o with 7c: a player holding a 5 would have followed it (darba, §4).
+    game = make_position("classic", hands=[["5o", "2o", "11o"], ["7c", "3c", "12c"]], table=["1b", "4b"],
+                         stock=["5c", "5e", "5b", "6c", "6e", "6b"], dealer=1)
+    history = [_deal_event(game), *play(game, "5o", "7c")]
+    knowledge = seat_knowledge(game, 0, history)
+    holds_a_five = lambda hand: any(c >> 2 == 4 for c in hand)  # noqa: E731
+    assert _holding_frequency(knowledge, reads_play=False, holds=holds_a_five) > 0.5
+    assert _holding_frequency(knowledge, reads_play=True, holds=holds_a_five) < 0.2
+
+
+def test_the_expert_samples_a_declared_tringa_into_the_declarer_hand():
+    # Seat 1 declared a tringa (its kind is public, §9) and then played 6c: two 6s are left in its hand.
+    game = make_position("classic", hands=[["5o", "2o", "11o"], ["6c", "6e", "6b"]], table=["1b", "4b"],
+                         stock=["5c", "5e", "5b", "3c", "12c", "7e"], dealer=1)
+    history = [_deal_event(game), *play(game, "5o", "s1:declare", "6c")]
+    knowledge = seat_knowledge(game, 0, history)
+    holds_the_sixes = lambda hand: [c >> 2 for c in hand] == [5, 5]  # noqa: E731
+    assert _holding_frequency(knowledge, reads_play=True, holds=holds_the_sixes) == 1.0
+    assert _holding_frequency(knowledge, reads_play=False, holds=holds_the_sixes) < 0.2
+
+
+def _declaring(preset, others_declared):
+    game = make_position(preset, hands=[["5o", "5c", "1o"], ["7o", "2c", "3c"]], table=[], dealer=1)
+    game.phase, game.turn, game.answered = "declaring", None, [False, True]
+    game.declarations = [Declaration(1, kind, 3) for kind in others_declared]
+    game.declarations_open = bool(others_declared)
+    return seat_knowledge(game, 0)
+
+
+def test_the_expert_declares_a_ronda_the_others_did_not_answer_with_a_declaration():
+    assert choose_action("expert", _declaring("traditional", []), random.Random(1)) == {"type": "declare"}
+
+
+def test_the_expert_keeps_a_ronda_quiet_against_a_declared_tringa_in_pot_scoring():
+    # pot (§5): declaring would add 1 to the 5 the tringa wins.
+    assert choose_action("expert", _declaring("traditional", ["tringa"]), random.Random(1)) == {"type": "pass"}

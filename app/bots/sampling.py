@@ -1,13 +1,35 @@
-"""Determinization: full games that agree with everything a seat knows, hidden cards sampled."""
+"""Determinization: full games that agree with everything a seat knows, hidden cards sampled.
 
-from ..engine import CARD_IDS, game_from_dict
+With `reads_play`, the sampler also reads the deal's public history the way a player at the
+table does: a sensible player declares what it holds, follows the previous card's rank when
+it can, and takes from the table rather than drop a card. A dealt hand that would have
+broken one of these habits is kept only with the probability in `UNLIKELY`, so a hand that
+matches what the others did is sampled far more often (rejection sampling). Nothing here
+reads more than the seat may know: the history is the seat's view of the deal's events.
+"""
+
+from dataclasses import dataclass, replace
+
+from ..engine import CARD_IDS, game_from_dict, parse_card
 from ..engine.declarations import combination
+
+UNLIKELY = {"declaration": 0.05, "streak": 0.05, "capture": 0.2}
+MAX_DRAWS = 300  # per sample; the likeliest draw seen is kept if none is accepted
+
+
+@dataclass(frozen=True)
+class SeenPlay:
+    """A card another seat played this deal, with what was public just before it."""
+    card: int
+    table_ranks: frozenset
+    previous_rank: int  # of the play just before, by another camp; -1 if none or unknown
+    dropped: bool
 
 
 class Sampler:
     """Built once per decision from `seat_knowledge`; `sample` then costs one clone and a shuffle."""
 
-    def __init__(self, knowledge: dict):
+    def __init__(self, knowledge: dict, reads_play: bool = False):
         self.seat = knowledge["seat"]
         data = dict(knowledge, seed="determinized")
         data["declarations"] = [[s, kind, 0 if rank is None else rank] for s, kind, rank in knowledge["declarations"]]
@@ -18,18 +40,63 @@ class Sampler:
         g = self.base
         seen = set(g.hands[self.seat]) | set(g.table) | set(g.pile) | {c for pile in g.captured for c in pile}
         self.unseen = [c for c in range(len(CARD_IDS)) if c not in seen]
+        self.others = [s for s in range(g.players) if s != self.seat]
+        self.plays = _plays_seen(knowledge.get("history", []), g.camp_of) if reads_play else None
 
     def sample(self, rng):
-        game = self.base.clone()
         cards = self.unseen[:]
-        rng.shuffle(cards)
+        if self.plays is None:
+            rng.shuffle(cards)
+            return self._position(cards, rng)
+        best, best_weight = None, -1.0
+        for _ in range(MAX_DRAWS):
+            rng.shuffle(cards)
+            weight = self._likelihood(cards)
+            if rng.random() < weight:
+                return self._position(cards, rng)
+            if weight > best_weight:
+                best, best_weight = cards[:], weight
+        return self._position(best, rng)
+
+    def _hands(self, cards):
         start = 0
+        for seat in self.others:
+            count = self.hand_counts[seat]
+            yield seat, cards[start:start + count]
+            start += count
+
+    def _likelihood(self, cards) -> float:
+        """How likely the others were to play this deal as they did, holding these cards."""
+        g, announce, first_deal = self.base, self.base.rules.announce, self.base.deal_index == 0
+        could_declare = announce.when != "in_turn_first_deal" or first_deal
+        weight = 1.0
+        for seat, hand in self._hands(cards):
+            plays = self.plays.get(seat, [])
+            played = [p.card for p in plays]
+            declared = next((d.kind for d in g.declarations if d.seat == seat), None)
+            had_the_chance = could_declare and (g.answered[seat] or plays or announce.when == "automatic")
+            if declared or had_the_chance:
+                held = combination(hand + played, announce, first_deal)
+                if declared and (held is None or held[0] != declared):
+                    return 0.0  # a declaration's kind is public and never false
+                if not declared and held is not None:
+                    weight *= UNLIKELY["declaration"]
+            for i, play in enumerate(plays):
+                ranks = {c >> 2 for c in hand} | {c >> 2 for c in played[i:]}
+                if play.previous_rank >= 0 and play.card >> 2 != play.previous_rank and play.previous_rank in ranks:
+                    weight *= UNLIKELY["streak"]
+                if play.dropped and not ranks.isdisjoint(play.table_ranks):
+                    weight *= UNLIKELY["capture"]
+        return weight
+
+    def _position(self, cards, rng):
+        game = self.base.clone()
         first_deal = game.deal_index == 0
-        for seat, count in enumerate(self.hand_counts):
-            if seat != self.seat:
-                game.hands[seat] = sorted(cards[start:start + count])
-                start += count
-                game.holdings[seat] = combination(game.hands[seat], game.rules.announce, first_deal)
+        start = 0
+        for seat, hand in self._hands(cards):
+            game.hands[seat] = sorted(hand)
+            start += len(hand)
+            game.holdings[seat] = combination(game.hands[seat], game.rules.announce, first_deal)
         game.stock = cards[start:start + self.stock_count]
         game.cards_in_hands = sum(self.hand_counts)
         for index in self.hidden_ranks:
@@ -39,3 +106,27 @@ class Sampler:
             game.declarations[index] = type(declared)(declared.seat, declared.kind, rank)
         game.seed = f"determinized:{rng.random()}"
         return game
+
+
+def _plays_seen(history, camp_of) -> dict[int, list[SeenPlay]]:
+    """The deal's plays by seat, from its events: the table and the previous rank before each."""
+    table, plays, previous = set(), {}, None  # previous: (seat, card) of the last play
+    for event in history:
+        kind = event["type"]
+        if kind == "deal":
+            table, plays, previous = {parse_card(c) for c in event["table"]}, {}, None
+        elif kind == "play":
+            seat, card = event["seat"], parse_card(event["card"])
+            previous_rank = previous[1] >> 2 if previous and camp_of[previous[0]] != camp_of[seat] else -1
+            plays.setdefault(seat, []).append(SeenPlay(card, frozenset(c >> 2 for c in table), previous_rank, False))
+            previous = (seat, card)
+        elif kind == "drop":
+            card = parse_card(event["card"])
+            table.add(card)
+            if previous and previous[1] == card:
+                plays[previous[0]][-1] = replace(plays[previous[0]][-1], dropped=True)
+        elif kind in ("capture", "pile_formed"):
+            table -= {parse_card(c) for c in event.get("taken", event.get("cards", []))}
+        elif kind == "table_swept":
+            table = set()
+    return plays

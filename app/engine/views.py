@@ -65,11 +65,12 @@ def visible_event(event: dict, viewer: int | None) -> dict:
     return event
 
 
-def seat_knowledge(game, seat: int) -> dict:
+def seat_knowledge(game, seat: int, history=()) -> dict:
     """The state as `seat` may know it (§9), in the serialised form: what bots reason from.
 
     Other hands and the stock are emptied (their sizes kept), the seed and other seats'
-    holdings are removed, and a declaration's rank is None until it is shown.
+    holdings are removed, and a declaration's rank is None until it is shown. `history` is
+    the deal's events so far (from its `deal` event, see `deal_events`), kept as `seat` sees them.
     """
     from .serialize import game_to_dict
     data = game_to_dict(game)
@@ -81,5 +82,12 @@ def seat_knowledge(game, seat: int) -> dict:
         holdings=[held if s == seat else None for s, held in enumerate(data["holdings"])],
         declarations=[[s, kind, rank if shown or s == seat else None] for s, kind, rank in data["declarations"]],
         undeclared=[entry for entry in data["undeclared"] if entry[0] == seat],
+        history=[visible_event(event, seat) for event in history],
     )
     return data
+
+
+def deal_events(events: list[dict]) -> list[dict]:
+    """The events from the last `deal` on: the public history of the deal being played."""
+    starts = [i for i, event in enumerate(events) if event["type"] == "deal"]
+    return events[starts[-1]:] if starts else events
