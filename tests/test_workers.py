@@ -11,6 +11,7 @@ import pytest
 from rq import Queue, SimpleWorker
 
 from app import create_app
+from app.bots import choose_action
 from app.store import connect, state_key
 from http_helpers import act, seat_view
 
@@ -46,6 +47,28 @@ def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_ur
     run_queue(redis_url, queue_name)
     after = seat_view(client, game["id"], token)
     assert after["awaiting"] == [0] and after["version"] >= view["version"] + 2
+
+
+def test_a_bot_on_a_worker_reads_the_deal_history_as_its_seat_sees_it(rq_app, redis_url, queue_name, monkeypatch):
+    import app.service
+    seen = []
+
+    def spy(kind, knowledge, rng):
+        seen.append(knowledge["history"])
+        return choose_action(kind, knowledge, rng)
+
+    monkeypatch.setattr(app.service, "choose_action", spy)
+    client = rq_app.test_client()
+    rv = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
+                                     "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+    game, token = rv.json["game"], rv.json["tokens"][0]["token"]
+    view = seat_view(client, game["id"], token)
+    card = view["legal_actions"][0]
+    assert act(client, game["id"], token, card, view["version"]).status_code == 200
+    run_queue(redis_url, queue_name)
+    history = seen[0]
+    assert history[0]["type"] == "deal" and "hands" not in history[0]  # the human's hand stays hidden
+    assert [(e["seat"], e["card"]) for e in history if e["type"] == "play"] == [(0, card["card"])]
 
 
 def test_a_job_for_a_version_that_is_gone_ends_quietly(rq_app, redis_url, queue_name):
