@@ -22,12 +22,13 @@ FAST = {"random": BOTS["random"], "greedy": BOTS["greedy"], "expert": partial(ex
 def test_every_bot_plays_only_legal_actions_to_the_end(preset, players):
     kinds = list(FAST)
     game = Game(PRESETS[preset], players, seed=f"bots-{preset}-{players}")
+    history = deal_events(game.events)
     rng = random.Random(players)
     while game.winner is None:
         seat = game.awaiting()[0]
-        action = FAST[kinds[seat % 3]](seat_knowledge(game, seat), rng)
+        action = FAST[kinds[seat % 3]](seat_knowledge(game, seat, history), rng)
         assert action in game.legal_actions(seat)
-        game.apply(seat, action)
+        history = deal_events(history + game.apply(seat, action))
 
 
 @pytest.mark.parametrize("kind", ["random", "greedy", "expert"])
