@@ -1,56 +1,10 @@
-"""The Ronda service: `create_app()` builds the Flask app around the engine, the store and the bots."""
+"""The Ronda service: the rules engine (`app.engine`), bots, store, services and the HTTP API.
 
-from flask import Flask, request
-from flask_smorest import Api
-from werkzeug.exceptions import UnsupportedMediaType
-
-from .api import games, health, idempotency, limits, matches, problems, rules
-from .api.schemas import Problem
-from .config import Config
-from .dispatch import build_services
-from .store import connect
+Importing the package loads nothing of the web stack, so `app.engine` and `app.bots` stay
+plain libraries; `create_app` (in `app.web`) builds the Flask app when it is called.
+"""
 
 
-class RondaApi(Api):
-    """Documents every default error response as problem+json, which is what problems.py sends."""
-
-    ERROR_SCHEMA = Problem
-
-    def _register_responses(self):
-        # flask-smorest reads the error media type from the success one; swap it for this call only.
-        self.DEFAULT_RESPONSE_CONTENT_TYPE = problems.PROBLEM_MEDIA_TYPE
-        try:
-            super()._register_responses()
-        finally:
-            del self.DEFAULT_RESPONSE_CONTENT_TYPE
-
-
-def create_app(overrides: dict | None = None) -> Flask:
-    app = Flask(__name__)
-    app.config.from_object(Config)
-    app.config.update(overrides or {})
-    api = RondaApi(app)
-    api.register_blueprint(games.blp)
-    api.register_blueprint(rules.blp)
-    api.register_blueprint(matches.blp)
-    api.register_blueprint(health.blp)
-    problems.register(app)
-
-    in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
-    service, match_service = build_services(connect(app.config["REDIS_URL"]), app.config, in_process)
-    app.extensions["ronda.api"] = api
-    app.extensions["ronda.store"] = service.store
-    app.extensions["ronda.service"] = service
-    app.extensions["ronda.matches"] = match_service
-
-    @app.before_request
-    def before():
-        if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
-            raise UnsupportedMediaType("send the body as application/json")
-        return limits.cors_preflight() or limits.enforce_rate_limits() or idempotency.replay_or_reserve()
-
-    @app.after_request
-    def after(response):
-        return limits.add_cors_headers(idempotency.remember(response))
-
-    return app
+def create_app(overrides: dict | None = None):
+    from .web import create_app as build
+    return build(overrides)

@@ -4,6 +4,9 @@ import hashlib
 import json
 import random
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -137,6 +140,15 @@ def test_a_rejected_word_is_skipped_by_batched_draws_as_by_single_ones():
 def test_later_rounds_shuffle_from_the_seed():
     assert shuffled_deck("s", 1) != shuffled_deck("s", 0)
     assert sorted(shuffled_deck("s", 1)) == list(range(40))
+
+
+def test_the_engine_and_bots_load_nothing_of_the_web_stack():
+    """The engine is a library of its own: importing it (and the bots) loads no Flask, Redis or RQ."""
+    probe = ("import sys, app.engine, app.bots; "
+             "print(sorted(m for m in ('flask', 'flask_smorest', 'marshmallow', 'redis', 'rq') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parent.parent).stdout.strip()
+    assert loaded == "[]"
 
 
 # ----- text forms ------------------------------------------------------------------------
