@@ -41,7 +41,14 @@ class Sampler:
         seen = set(g.hands[self.seat]) | set(g.table) | set(g.pile) | {c for pile in g.captured for c in pile}
         self.unseen = [c for c in range(len(CARD_IDS)) if c not in seen]
         self.others = [s for s in range(g.players) if s != self.seat]
+        self.held_by_others = sum(self.hand_counts[s] for s in self.others)  # the stock follows them
         self.plays = _plays_seen(knowledge.get("history", []), g.camp_of) if reads_play else None
+        self.declared = {d.seat: d.kind for d in g.declarations}
+        announce = g.rules.announce
+        could_declare = announce.when != "in_turn_first_deal" or g.deal_index == 0
+        self.passed_up_declaring = {  # seats whose moment to declare has gone by, declared or not
+            s for s in self.others
+            if could_declare and (g.answered[s] or s in (self.plays or {}) or announce.when == "automatic")}
 
     def sample(self, rng):
         cards = self.unseen[:]
@@ -67,15 +74,13 @@ class Sampler:
 
     def _likelihood(self, cards) -> float:
         """How likely the others were to play this deal as they did, holding these cards."""
-        g, announce, first_deal = self.base, self.base.rules.announce, self.base.deal_index == 0
-        could_declare = announce.when != "in_turn_first_deal" or first_deal
+        announce, first_deal = self.base.rules.announce, self.base.deal_index == 0
         weight = 1.0
         for seat, hand in self._hands(cards):
             plays = self.plays.get(seat, [])
             played = [p.card for p in plays]
-            declared = next((d.kind for d in g.declarations if d.seat == seat), None)
-            had_the_chance = could_declare and (g.answered[seat] or plays or announce.when == "automatic")
-            if declared or had_the_chance:
+            declared = self.declared.get(seat)
+            if declared or seat in self.passed_up_declaring:
                 held = combination(hand + played, announce, first_deal)
                 if declared and (held is None or held[0] != declared):
                     return 0.0  # a declaration's kind is public and never false
@@ -92,12 +97,10 @@ class Sampler:
     def _position(self, cards, rng):
         game = self.base.clone()
         first_deal = game.deal_index == 0
-        start = 0
         for seat, hand in self._hands(cards):
             game.hands[seat] = sorted(hand)
-            start += len(hand)
             game.holdings[seat] = combination(game.hands[seat], game.rules.announce, first_deal)
-        game.stock = cards[start:start + self.stock_count]
+        game.stock = cards[self.held_by_others:self.held_by_others + self.stock_count]
         game.cards_in_hands = sum(self.hand_counts)
         for index in self.hidden_ranks:
             declared = game.declarations[index]
