@@ -8,7 +8,7 @@ import pytest
 from app.bots import BOTS, choose_action
 from app.bots.expert import expert_bot
 from app.bots.sampling import Sampler
-from app.engine import CARD_IDS, PRESETS, Game
+from app.engine import CARD_IDS, DECLARE, PRESETS, Game
 from app.engine.declarations import Declaration
 from app.engine.views import deal_events, seat_knowledge
 from builders import make_position, play
@@ -77,6 +77,48 @@ def test_expert_finds_the_card_that_wins_the_game():
     # 2o takes 2c and empties the table: the missa brings camp 0 to 41 at once.
     game = make_position("simple", hands=[["2o", "6o", "11o"], ["1c", "3c", "12c"]], table=["2c"], scores=[40, 40])
     assert choose_action("expert", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
+
+
+def _last_deals(seeds):
+    """Positions at the first card of a round's last deal (2p classic), reached by greedy play."""
+    for seed in seeds:
+        game = Game(PRESETS["classic"], 2, seed=f"endgame-{seed}")
+        history = deal_events(game.events)
+        while not (not game.stock and all(len(hand) == 3 for hand in game.hands)):
+            seat = game.awaiting()[0]
+            events = game.apply(seat, BOTS["greedy"](seat_knowledge(game, seat, history), random.Random(seed)))
+            history = deal_events(history + events)
+        yield game, history
+
+
+def _round_end_margin(game, camp, round_index):
+    """Exhaustive minimax over card plays to the round's end: the last deal hides nothing from either side."""
+    if game.winner is not None:
+        return 1000 if game.winner == camp else -1000
+    if game.round_index != round_index:
+        return game.scores[camp] - game.scores[1 - camp]
+    seat = game.awaiting()[0]
+    margins = []
+    for card in [a for a in game.legal_actions(seat) if a < DECLARE]:
+        child = game.clone(deal_next_round=False)
+        child.apply(seat, card)
+        margins.append(_round_end_margin(child, camp, round_index))
+    return max(margins) if game.camp_of[seat] == camp else min(margins)
+
+
+def test_the_expert_plays_the_last_deal_exactly_as_it_hides_nothing():
+    # §2: the last deal empties the stock, so the unseen cards are exactly the other hand; the
+    # sweep of the table (§3) and card points (§6) decide it beyond a three-ply horizon.
+    for game, history in _last_deals(range(12)):
+        seat = game.awaiting()[0]
+        margins = {}
+        for card in [a for a in game.legal_actions(seat) if a < DECLARE]:
+            child = game.clone(deal_next_round=False)
+            child.apply(seat, card)
+            margins[card] = _round_end_margin(child, game.camp_of[seat], game.round_index)
+        chosen = expert_bot(seat_knowledge(game, seat, history), random.Random(1), iterations=8)
+        if chosen < DECLARE:
+            assert margins[chosen] == max(margins.values()), (game.seed, margins, chosen)
 
 
 def _deal_event(game):
