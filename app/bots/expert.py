@@ -40,6 +40,8 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
     legal = sampler.base.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
+    if sampler.stock_count == 0 and len(sampler.others) == 1:
+        iterations = 1  # the unseen cards are exactly the other hand: one sample is the position itself
     if DECLARE in legal:
         positions = _samples(sampler, rng, iterations, budget_ms, limit=DECLARATION_SAMPLES)
         if sum(_declaration_worth(position, seat) for position in positions) > 0:
