@@ -9,7 +9,7 @@ from app.bots import BOTS, choose_action
 from app.bots.expert import expert_bot
 from app.bots.sampling import Sampler
 from app.engine import CARD_IDS, DECLARE, PRESETS, Game
-from app.engine.declarations import Declaration
+from app.engine.declarations import Declaration, combination
 from app.engine.views import deal_events, seat_knowledge
 from builders import make_position, play
 from test_properties import swap_hidden_cards
@@ -152,6 +152,21 @@ def test_the_expert_samples_a_declared_tringa_into_the_declarer_hand():
     holds_the_sixes = lambda hand: [c >> 2 for c in hand] == [5, 5]  # noqa: E731
     assert _holding_frequency(knowledge, reads_play=True, holds=holds_the_sixes) == 1.0
     assert _holding_frequency(knowledge, reads_play=False, holds=holds_the_sixes) < 0.2
+
+
+def test_a_sampled_declaration_rank_is_the_one_its_dealt_hand_makes_after_some_of_it_was_played():
+    # §5: a declaration is made on the hand as dealt. Seat 1 declared a ronda, then played 5c: its
+    # dealt hand is what it still holds plus 5c, so the hidden rank follows from each sample.
+    game = make_position("classic", hands=[["2o", "3o", "11o"], ["5c", "5e", "12b"]], table=["1b", "4b"],
+                         stock=["6c", "6e", "6b", "7c", "12c", "7e"], dealer=1)
+    history = [_deal_event(game), *play(game, "2o", "s1:declare", "5c")]
+    sampler, rng = Sampler(seat_knowledge(game, 0, history), reads_play=True), random.Random(3)
+    five_of_cups = CARD_IDS.index("5c")
+    for _ in range(100):
+        position = sampler.sample(rng)
+        declared = position.declarations[0]
+        dealt = combination(position.hands[1] + [five_of_cups], position.rules.announce, True)
+        assert (declared.kind, declared.rank) == dealt == position.holdings[1]
 
 
 def _declaring(preset, others_declared):

@@ -42,17 +42,18 @@ class Sampler:
         self.unseen = [c for c in range(len(CARD_IDS)) if c not in seen]
         self.others = [s for s in range(g.players) if s != self.seat]
         self.held_by_others = sum(self.hand_counts[s] for s in self.others)  # the stock follows them
-        self.plays = _plays_seen(knowledge.get("history", []), g.camp_of) if reads_play else None
+        self.plays = _plays_seen(knowledge.get("history", []), g.camp_of)
+        self.reads_play = reads_play
         self.declared = {d.seat: d.kind for d in g.declarations}
         announce = g.rules.announce
         could_declare = announce.when != "in_turn_first_deal" or g.deal_index == 0
         self.passed_up_declaring = {  # seats whose moment to declare has gone by, declared or not
             s for s in self.others
-            if could_declare and (g.answered[s] or s in (self.plays or {}) or announce.when == "automatic")}
+            if could_declare and (g.answered[s] or s in self.plays or announce.when == "automatic")}
 
     def sample(self, rng):
         cards = self.unseen[:]
-        if self.plays is None:
+        if not self.reads_play:
             rng.shuffle(cards)
             return self._position(cards, rng)
         best, best_weight = None, -1.0
@@ -99,7 +100,8 @@ class Sampler:
         first_deal = game.deal_index == 0
         for seat, hand in self._hands(cards):
             game.hands[seat] = sorted(hand)
-            game.holdings[seat] = combination(game.hands[seat], game.rules.announce, first_deal)
+            dealt = hand + [play.card for play in self.plays.get(seat, ())]  # what a declaration is made on
+            game.holdings[seat] = combination(dealt, game.rules.announce, first_deal)
         game.stock = cards[self.held_by_others:self.held_by_others + self.stock_count]
         game.cards_in_hands = sum(self.hand_counts)
         for index in self.hidden_ranks:
