@@ -84,7 +84,7 @@ def _last_deals(seeds):
     for seed in seeds:
         game = Game(PRESETS["classic"], 2, seed=f"endgame-{seed}")
         history = deal_events(game.events)
-        while not (not game.stock and all(len(hand) == 3 for hand in game.hands)):
+        while game.stock or any(len(hand) != 3 for hand in game.hands):
             seat = game.awaiting()[0]
             events = game.apply(seat, BOTS["greedy"](seat_knowledge(game, seat, history), random.Random(seed)))
             history = deal_events(history + events)

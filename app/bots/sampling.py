@@ -43,6 +43,7 @@ class Sampler:
         self.others = [s for s in range(g.players) if s != self.seat]
         self.held_by_others = sum(self.hand_counts[s] for s in self.others)  # the stock follows them
         self.plays = _plays_seen(knowledge.get("history", []), g.camp_of)
+        self.played = {s: [play.card for play in plays] for s, plays in self.plays.items()}
         self.reads_play = reads_play
         self.declared = {d.seat: d.kind for d in g.declarations}
         announce = g.rules.announce
@@ -78,8 +79,7 @@ class Sampler:
         announce, first_deal = self.base.rules.announce, self.base.deal_index == 0
         weight = 1.0
         for seat, hand in self._hands(cards):
-            plays = self.plays.get(seat, [])
-            played = [p.card for p in plays]
+            plays, played = self.plays.get(seat, []), self.played.get(seat, [])
             declared = self.declared.get(seat)
             if declared or seat in self.passed_up_declaring:
                 held = combination(hand + played, announce, first_deal)
@@ -100,7 +100,7 @@ class Sampler:
         first_deal = game.deal_index == 0
         for seat, hand in self._hands(cards):
             game.hands[seat] = sorted(hand)
-            dealt = hand + [play.card for play in self.plays.get(seat, ())]  # what a declaration is made on
+            dealt = hand + self.played.get(seat, [])  # what a declaration is made on
             game.holdings[seat] = combination(dealt, game.rules.announce, first_deal)
         game.stock = cards[self.held_by_others:self.held_by_others + self.stock_count]
         game.cards_in_hands = sum(self.hand_counts)
