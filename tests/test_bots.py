@@ -6,7 +6,7 @@ from functools import partial
 import pytest
 
 from app.bots import BOTS, choose_action
-from app.bots.expert import expert_bot
+from app.bots.expert import _evaluate, _lookahead, expert_bot
 from app.bots.sampling import Sampler
 from app.engine import CARD_IDS, DECLARE, PRESETS, Game
 from app.engine.declarations import Declaration, combination
@@ -119,6 +119,39 @@ def test_the_expert_plays_the_last_deal_exactly_as_it_hides_nothing():
         chosen = expert_bot(seat_knowledge(game, seat, history), random.Random(1), iterations=8)
         if chosen < DECLARE:
             assert margins[chosen] == max(margins.values()), (game.seed, margins, chosen)
+
+
+def _plain_minimax(game, camp, root, depth):
+    if depth == 0 or game.winner is not None or game.round_index != root.round_index:
+        return _evaluate(game, camp, root)
+    mover = game.awaiting()[0]
+    legal = game.legal_actions(mover)
+    values = []
+    for action in [a for a in legal if a < DECLARE] or legal:
+        child = game.clone(deal_next_round=False)
+        child.apply(mover, action)
+        values.append(_plain_minimax(child, camp, root, depth - 1))
+    return max(values) if game.camp_of[mover] == camp else min(values)
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 4), ("classic", 2), ("traditional", 4)])
+def test_the_expert_lookahead_cuts_lines_without_changing_a_minimax_value(preset, players):
+    game = Game(PRESETS[preset], players, seed=f"alphabeta-{preset}-{players}")
+    history = deal_events(game.events)
+    rng = random.Random(5)
+    compared = 0
+    while game.winner is None and compared < 400:
+        seat = game.awaiting()[0]
+        knowledge = seat_knowledge(game, seat, history)
+        position = Sampler(knowledge, reads_play=True).sample(rng)
+        camp = position.camp_of[seat]
+        for action in position.legal_actions(seat):
+            child = position.clone(deal_next_round=False)
+            child.apply(seat, action)
+            assert _lookahead(child, camp, position, players) == _plain_minimax(child, camp, position, players)
+            compared += 1
+        history = deal_events(history + game.apply(seat, BOTS["greedy"](knowledge, rng)))
+    assert compared >= 100
 
 
 def _deal_event(game):
