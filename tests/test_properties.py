@@ -91,6 +91,28 @@ def test_serialisation_round_trips_at_every_step(args):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games, st.integers(0, 200))
+def test_a_clone_plays_on_alone_and_exactly_like_its_original(args, moves_first):
+    game, chooser = random_game(*args)
+    for _ in range(moves_first):
+        if game.winner is not None:
+            break
+        seat = game.awaiting()[0]
+        game.apply(seat, chooser.choice(game.legal_actions(seat)))
+    before = game_to_dict(game)
+    clone = game.clone(record_events=True)
+    played = []
+    while clone.winner is None:
+        seat = clone.awaiting()[0]
+        played.append((seat, chooser.choice(clone.legal_actions(seat))))
+        clone.apply(*played[-1])
+    assert game_to_dict(game) == before  # the search's copy shares nothing it changes
+    for seat, action in played:
+        game.apply(seat, action)
+    assert game_to_dict(game) == game_to_dict(clone)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games, st.integers(0, 3))
 def test_no_leak_a_view_is_blind_to_the_cards_it_may_not_see(args, viewer_pick):
     game, chooser = random_game(*args)
