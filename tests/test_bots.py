@@ -79,10 +79,10 @@ def test_expert_finds_the_card_that_wins_the_game():
     assert choose_action("expert", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
 
 
-def _last_deals(seeds):
-    """Positions at the first card of a round's last deal (2p classic), reached by greedy play."""
+def _last_deals(seeds, players=2):
+    """Positions at the first card of a round's last deal (classic), reached by greedy play."""
     for seed in seeds:
-        game = Game(PRESETS["classic"], 2, seed=f"endgame-{seed}")
+        game = Game(PRESETS["classic"], players, seed=f"endgame-{seed}")
         history = deal_events(game.events)
         while game.stock or any(len(hand) != 3 for hand in game.hands):
             seat = game.awaiting()[0]
@@ -119,6 +119,31 @@ def test_the_expert_plays_the_last_deal_exactly_as_it_hides_nothing():
         chosen = expert_bot(seat_knowledge(game, seat, history), random.Random(1), iterations=8)
         if chosen < DECLARE:
             assert margins[chosen] == max(margins.values()), (game.seed, margins, chosen)
+
+
+def test_in_teams_the_expert_searches_the_last_deal_to_the_round_end_in_every_sample():
+    # With four players the last deal is twelve cards and the others' hands stay hidden: the
+    # card must be the best summed over the expert's samples, each searched to the round's end,
+    # where the sweep of the table (§3) and card points (§6) are decided.
+    checked = 0
+    for game, history in _last_deals(range(14), players=4):
+        seat = game.awaiting()[0]
+        cards = game.legal_actions(seat)
+        if DECLARE in cards:
+            continue  # the declaration would draw its own samples first
+        knowledge = seat_knowledge(game, seat, history)
+        sampler, rng = Sampler(knowledge, reads_play=True), random.Random(1)
+        samples = [sampler.sample(rng) for _ in range(4)]
+        totals = dict.fromkeys(cards, 0)
+        for sample in samples:
+            for card in cards:
+                child = sample.clone(deal_next_round=False)
+                child.apply(seat, card)
+                totals[card] += _round_end_margin(child, game.camp_of[seat], game.round_index)
+        chosen = expert_bot(knowledge, random.Random(1), iterations=4)
+        assert totals[chosen] == max(totals.values()), (game.seed, totals, chosen)
+        checked += 1
+    assert checked >= 8
 
 
 def _plain_minimax(game, camp, root, depth):

@@ -4,10 +4,9 @@ Each iteration samples the hidden cards consistently with what the seat knows, w
 what the deal's public history makes likely (`Sampler(reads_play=True)`). A card to play is
 chosen by minimax over the next round of turns in each sample (one move per player,
 everyone's cards known inside the sample), the leaves scored by points and cards taken
-since the root. Near the round's end (at most `ENDGAME_CARDS` cards left in hands and stock,
-the whole last deal with 2 players) the minimax runs to the round's end instead: the unseen
-cards are then exactly the other hands, and the sweep of the table and the card points decide
-what a three-ply horizon cannot see. A declaration is decided by what it is worth in each
+since the root. In the round's last deal (the stock is empty) the minimax runs to the round's
+end instead: the unseen cards are then exactly the other hands, and the sweep of the table and
+the card points decide what a round of turns cannot see. A declaration is decided by what it is worth in each
 sample: the deal's awards with and without it, the others declaring what the sample gives
 them (and the undeclared penalty where it applies). The best mean over the samples wins; the same sample
 serves every candidate, which sharpens the comparison.
@@ -17,7 +16,9 @@ took the expert from 52% to 62% of games; deciding declarations by their worth i
 by rollouts (a one-point pot drowns in a round's noise) stopped giving away about 2.4
 points a game. Deeper minimax, more samples and rollouts to the end of the deal or round
 land within a few points of the shallow minimax, which is the cheapest by far; searching the
-last deal to its end took it from 59% to 67% (fixed 20 samples a move, 400 games).
+last deal to its end took it from 59% to 67% (fixed 20 samples a move, 400 games), and in
+4-player teams, where the last deal is twelve cards, from 59% to 67.5% (40 ms a move, 200
+games) once alpha-beta and a cheaper clone made that search fit the budget.
 """
 
 import math
@@ -31,7 +32,6 @@ from .sampling import Sampler
 WIN_BONUS = 60  # a won or lost game outweighs any round margin
 DECLARATION_SAMPLES = 200  # a declaration's worth needs no search: many samples are cheap
 LEAF_CARD_VALUE = 0.3  # lookahead leaves: a card taken counts toward card points
-ENDGAME_CARDS = 6  # with this few cards left in hands and stock, search to the round's end
 
 
 def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
@@ -50,8 +50,8 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
             return PASS
     cards = [a for a in legal if a < DECLARE]
     totals = dict.fromkeys(cards, 0.0)
-    left = sum(sampler.hand_counts) + sampler.stock_count
-    depth = left - 1 if left <= ENDGAME_CARDS else sampler.base.players
+    last_deal = sampler.stock_count == 0
+    depth = sum(sampler.hand_counts) - 1 if last_deal else sampler.base.players
     for position in _samples(sampler, rng, iterations, budget_ms) if len(cards) > 1 else ():
         camp = position.camp_of[seat]
         for card in cards:
