@@ -92,7 +92,7 @@ def _last_deals(seeds, players=2):
 
 
 def _round_end_margin(game, camp, round_index):
-    """Exhaustive minimax over card plays to the round's end: the last deal hides nothing from either side."""
+    """Exhaustive minimax over card plays to the round's end, every hand known (a 2p last deal, or a sample)."""
     if game.winner is not None:
         return 1000 if game.winner == camp else -1000
     if game.round_index != round_index:

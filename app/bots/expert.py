@@ -6,10 +6,10 @@ chosen by minimax over the next round of turns in each sample (one move per play
 everyone's cards known inside the sample), the leaves scored by points and cards taken
 since the root. In the round's last deal (the stock is empty) the minimax runs to the round's
 end instead: the unseen cards are then exactly the other hands, and the sweep of the table and
-the card points decide what a round of turns cannot see. A declaration is decided by what it is worth in each
-sample: the deal's awards with and without it, the others declaring what the sample gives
-them (and the undeclared penalty where it applies). The best mean over the samples wins; the same sample
-serves every candidate, which sharpens the comparison.
+the card points decide what a round of turns cannot see. A declaration is decided by what it
+is worth in each sample: the deal's awards with and without it, the others declaring what the
+sample gives them (and the undeclared penalty where it applies). The best mean over the
+samples wins; the same sample serves every candidate, which sharpens the comparison.
 
 Measured against `greedy` (bench/bots.py, the README has the figures): reading the play
 took the expert from 52% to 62% of games; deciding declarations by their worth instead of
@@ -40,7 +40,8 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
     legal = sampler.base.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
-    if sampler.stock_count == 0 and len(sampler.others) == 1:
+    last_deal = sampler.stock_count == 0
+    if last_deal and len(sampler.others) == 1:
         iterations = 1  # the unseen cards are exactly the other hand: one sample is the position itself
     if DECLARE in legal:
         positions = _samples(sampler, rng, iterations, budget_ms, limit=DECLARATION_SAMPLES)
@@ -50,7 +51,6 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
             return PASS
     cards = [a for a in legal if a < DECLARE]
     totals = dict.fromkeys(cards, 0.0)
-    last_deal = sampler.stock_count == 0
     depth = sum(sampler.hand_counts) - 1 if last_deal else sampler.base.players
     for position in _samples(sampler, rng, iterations, budget_ms) if len(cards) > 1 else ():
         camp = position.camp_of[seat]
