@@ -27,6 +27,8 @@ PAIRINGS = {
     "expert-greedy": ("classic", ["expert", "greedy"]),
     "greedy-greedy": ("classic", ["greedy", "greedy"]),
     "expert-greedy-teams": ("classic", ["expert", "greedy", "expert", "greedy"]),
+    "montecarlo-greedy": ("classic", ["montecarlo", "greedy"]),
+    "expert-montecarlo": ("classic", ["expert", "montecarlo"]),
 }
 BANK_SEED = "bench-bank"
 

@@ -6,16 +6,17 @@ from functools import partial
 import pytest
 
 from app.bots import BOTS, choose_action
-from app.bots.expert import _evaluate, _lookahead, expert_bot
+from app.bots.expert import _evaluate, _lookahead, _playout, expert_bot, montecarlo_bot
 from app.bots.sampling import Sampler
-from app.engine import CARD_IDS, DECLARE, PRESETS, Game
+from app.engine import CARD_IDS, DECLARE, PRESETS, Game, parse_card
 from app.engine.declarations import Declaration, combination
 from app.engine.views import deal_events, seat_knowledge
 from builders import make_position, play
 from test_properties import swap_hidden_cards
 
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
-FAST = {"random": BOTS["random"], "greedy": BOTS["greedy"], "expert": partial(expert_bot, iterations=3)}
+FAST = {"random": BOTS["random"], "greedy": BOTS["greedy"], "montecarlo": partial(montecarlo_bot, iterations=3),
+        "expert": partial(expert_bot, iterations=3)}
 
 
 @pytest.mark.parametrize("preset, players", SETUPS)
@@ -26,12 +27,12 @@ def test_every_bot_plays_only_legal_actions_to_the_end(preset, players):
     rng = random.Random(players)
     while game.winner is None:
         seat = game.awaiting()[0]
-        action = FAST[kinds[seat % 3]](seat_knowledge(game, seat, history), rng)
+        action = FAST[kinds[seat % len(kinds)]](seat_knowledge(game, seat, history), rng)
         assert action in game.legal_actions(seat)
         history = deal_events(history + game.apply(seat, action))
 
 
-@pytest.mark.parametrize("kind", ["random", "greedy", "expert"])
+@pytest.mark.parametrize("kind", list(FAST))
 @pytest.mark.parametrize("preset, players", [("classic", 2), ("traditional", 4), ("runda", 3)])
 def test_a_bot_never_peeks_its_choice_is_the_same_when_hidden_cards_are_swapped(kind, preset, players):
     game = Game(PRESETS[preset], players, seed=f"peek-{kind}")
@@ -77,6 +78,19 @@ def test_expert_finds_the_card_that_wins_the_game():
     # 2o takes 2c and empties the table: the missa brings camp 0 to 41 at once.
     game = make_position("simple", hands=[["2o", "6o", "11o"], ["1c", "3c", "12c"]], table=["2c"], scores=[40, 40])
     assert choose_action("expert", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
+
+
+def test_a_montecarlo_playout_runs_to_the_end_of_the_deal_each_seat_taking_its_best_immediate_gain():
+    # Seat 1 takes 7o with 7e (+0.4 in cards) rather than drop 1b, which would leave 7o to seat 0's
+    # 7c; the play-out then stops where the next deal is dealt from the stock (§2).
+    stock = ["2o", "2c", "4o", "4c", "6o", "6c"]
+    root = make_position(hands=[["5o", "7c"], ["7e", "1b"]], table=["7o", "3c"], stock=stock)
+    game = root.clone()
+    game.apply(0, parse_card("5o"))
+    _playout(game, 0, root)
+    assert {parse_card("7e"), parse_card("7o")} <= set(game.captured[1])
+    assert (game.round_index, game.deal_index) == (root.round_index, root.deal_index + 1)
+    assert [len(hand) for hand in game.hands] == [3, 3] and not game.stock
 
 
 def _last_deals(seeds, players=2):

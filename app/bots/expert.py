@@ -23,10 +23,12 @@ games) once alpha-beta and a cheaper clone made that search fit the budget.
 
 import math
 import time
+from functools import partial
 
 from ..engine import DECLARE, PASS
 from ..engine.declarations import Declaration, awards
 from ..engine.declarations import value as declaration_value
+from .policies import best_immediate_action
 from .sampling import Sampler
 
 WIN_BONUS = 60  # a won or lost game outweighs any round margin
@@ -35,13 +37,29 @@ LEAF_CARD_VALUE = 0.3  # lookahead leaves: a card taken counts toward card point
 
 
 def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
+    """Each card valued by minimax in each sample: over the next round of turns, or to the
+    round's end in its last deal."""
     sampler = sampler or Sampler(knowledge, reads_play=True)
+    depth = sum(sampler.hand_counts) - 1 if sampler.last_deal else sampler.base.players
+    return _determinized_choice(sampler, rng, iterations, budget_ms, partial(_lookahead, depth=depth))
+
+
+def montecarlo_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
+    """Plain determinized Monte Carlo, the baseline the expert's search has to beat head to head:
+    each card is played out to the end of the deal in each sample, every seat taking its best
+    immediate gain. Same samples and declarations as the expert."""
+    sampler = sampler or Sampler(knowledge, reads_play=True)
+    return _determinized_choice(sampler, rng, iterations, budget_ms, _playout)
+
+
+def _determinized_choice(sampler, rng, iterations, budget_ms, card_value):
+    """The action with the best mean over the samples; `card_value(game, camp, root)` values the
+    position a card leaves in one sample, where every hand is known."""
     seat = sampler.seat
     legal = sampler.base.legal_actions(seat)
     if len(legal) == 1:
         return legal[0]
-    last_deal = sampler.stock_count == 0
-    if last_deal and len(sampler.others) == 1:
+    if sampler.last_deal and len(sampler.others) == 1:
         iterations = 1  # the unseen cards are exactly the other hand: one sample is the position itself
     if DECLARE in legal:
         positions = _samples(sampler, rng, iterations, budget_ms, limit=DECLARATION_SAMPLES)
@@ -51,13 +69,12 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
             return PASS
     cards = [a for a in legal if a < DECLARE]
     totals = dict.fromkeys(cards, 0.0)
-    depth = sum(sampler.hand_counts) - 1 if last_deal else sampler.base.players
     for position in _samples(sampler, rng, iterations, budget_ms) if len(cards) > 1 else ():
         camp = position.camp_of[seat]
         for card in cards:
             game = position.clone(deal_next_round=False)
             game.apply(seat, card)
-            totals[card] += _lookahead(game, camp, position, depth)
+            totals[card] += card_value(game, camp, position)
     return max(cards, key=lambda a: (totals[a], -a))
 
 
@@ -115,6 +132,15 @@ def _lookahead(game, camp, root, depth, alpha=-math.inf, beta=math.inf):
         if alpha >= beta:
             break
     return best
+
+
+def _playout(game, camp, root):
+    """To the end of the deal (or of the game), every seat taking its best immediate gain."""
+    deal = game.deal_index
+    while game.winner is None and game.round_index == root.round_index and game.deal_index == deal:
+        seat = game.awaiting()[0]
+        game.apply(seat, best_immediate_action(game, seat))
+    return _evaluate(game, camp, root)
 
 
 def _evaluate(game, camp, root):

@@ -34,6 +34,19 @@ def greedy_bot(knowledge, rng, sampler=None):
     return best
 
 
+def best_immediate_action(game, seat):
+    """The card with the best immediate gain, where every hand is known (quick play-outs)."""
+    legal = game.legal_actions(seat)
+    best, best_value = None, -math.inf
+    for action in [a for a in legal if a < DECLARE] or legal:  # declarations score beyond a play-out
+        after = game.clone(deal_next_round=False)
+        after.apply(seat, action)
+        value = immediate_gain(game, after, seat)
+        if value > best_value:
+            best, best_value = action, value
+    return best
+
+
 def immediate_gain(position, after, seat):
     """What `seat`'s play took `position` to `after`: points over the others, a win, cards taken."""
     camp = after.camp_of[seat]

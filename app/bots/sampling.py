@@ -52,6 +52,11 @@ class Sampler:
             s for s in self.others
             if could_declare and (g.answered[s] or s in self.plays or announce.when == "automatic")}
 
+    @property
+    def last_deal(self) -> bool:
+        """The stock is empty: the unseen cards are exactly the others' hands."""
+        return self.stock_count == 0
+
     def sample(self, rng):
         cards = self.unseen[:]
         if not self.reads_play:
