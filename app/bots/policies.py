@@ -1,4 +1,7 @@
-"""The three bots. Each is a function of (seat knowledge, rng) → engine action; none sees more."""
+"""`random` and `greedy`, and the immediate gain that greedy and the play-outs of `montecarlo` read.
+
+Each bot is a function of (seat knowledge, rng) → engine action; none sees more.
+"""
 
 import math
 
