@@ -29,6 +29,7 @@ PAIRINGS = {
     "expert-greedy-teams": ("classic", ["expert", "greedy", "expert", "greedy"]),
     "montecarlo-greedy": ("classic", ["montecarlo", "greedy"]),
     "expert-montecarlo": ("classic", ["expert", "montecarlo"]),
+    "expert-montecarlo-teams": ("classic", ["expert", "montecarlo", "expert", "montecarlo"]),
 }
 BANK_SEED = "bench-bank"
 
