@@ -50,7 +50,7 @@ class Game:
         if self.phase == PLAYING:
             if seat != self.turn:  # on your turn of the play, any card in your hand may be played (§3)
                 return []
-            actions = list(self.hands[seat])
+            actions = self.hands[seat][:]
             if (not self.answered[seat] and self.holdings[seat]
                     and self.rules.announce.when == "on_turn"):
                 actions.append(DECLARE)
@@ -61,9 +61,12 @@ class Game:
 
     def awaiting(self) -> list[int]:
         """Seats that may act now (several while `together` declarations are open)."""
-        if self.phase == DECLARING and self.turn is None:
+        phase = self.phase
+        if phase == PLAYING:
+            return [self.turn]
+        if phase == DECLARING and self.turn is None:
             return [s for s in range(self.players) if not self.answered[s]]
-        return [] if self.phase == OVER else [self.turn]
+        return [] if phase == OVER else [self.turn]
 
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
@@ -81,9 +84,9 @@ class Game:
                 return self.events
             # Playing a card, here rather than in a method of its own: it is most of what search does.
             self.hands[seat].remove(action)
-            self.cards_in_hands -= 1
+            in_hands = self.cards_in_hands = self.cards_in_hands - 1
             self.answered[seat] = True
-            last_card = self.last_card = not self.cards_in_hands and not self.stock
+            last_card = self.last_card = not in_hands and not self.stock
             if events is not None:
                 events.append({"type": "play", "seat": seat, "card": CARD_IDS[action]})
             dropped, self.dropped = self.dropped, -1
@@ -91,7 +94,7 @@ class Game:
             self.prev_rank = action >> 2
             if last_card:  # the dealer's last card (§6) is the only play looked back at
                 self.last_play = (seat, took, action >> 2)
-            if self.cards_in_hands:
+            if in_hands:
                 self.turn = (seat + 1) % self.players
             else:
                 rounds.end_of_deal(self)

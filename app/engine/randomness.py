@@ -59,13 +59,14 @@ def first_dealer(seed: str, players: int) -> int:
     return SeedStream(seed, "dealer").below(players)
 
 
-_SHUFFLED_POSITIONS = range(39, 0, -1)  # Fisher-Yates from the last position down
+_SHUFFLED_POSITIONS = tuple(range(39, 0, -1))  # Fisher-Yates from the last position down
 _SHUFFLE_BOUNDS = tuple(i + 1 for i in _SHUFFLED_POSITIONS)  # position i swaps with one drawn below i + 1
+_ORDERED_DECK = list(range(40))
 
 
 def shuffled_deck(seed: str, round_index) -> list[int]:
     """Fisher-Yates from the last position down, one draw per position."""
-    deck = list(range(40))
+    deck = _ORDERED_DECK[:]
     for i, j in zip(_SHUFFLED_POSITIONS, SeedStream(seed, f"round:{round_index}").below_each(_SHUFFLE_BOUNDS)):
         deck[i], deck[j] = deck[j], deck[i]
     return deck

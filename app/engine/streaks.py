@@ -17,6 +17,10 @@ CAIDA_POINTS = 1
 
 def play_darba(g, seat, card, dropped):
     rank = card >> 2
+    if rank != g.prev_rank and not g.table_count[rank]:  # most plays: no streak, nothing to take
+        g.streak = 1
+        g.drop(card)
+        return False
     streak = g.streak + 1 if rank == g.prev_rank else 1
     g.streak = streak
     taken = g.take_from_table(rank)
