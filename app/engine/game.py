@@ -71,7 +71,8 @@ class Game:
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
         # The common case (a card from the hand on one's turn) is judged without building the legal list.
-        playing = action < DECLARE and self.phase == PLAYING and seat == self.turn and action in self.hands[seat]
+        hand = self.hands[seat] if action < DECLARE and self.phase == PLAYING and seat == self.turn else ()
+        playing = action in hand
         if not playing and action not in self.legal_actions(seat):
             raise self.refusal(seat, action)
         events = self.events
@@ -83,7 +84,7 @@ class Game:
                 self._answer(seat, declare=action == DECLARE)
                 return self.events
             # Playing a card, here rather than in a method of its own: it is most of what search does.
-            self.hands[seat].remove(action)
+            hand.remove(action)
             in_hands = self.cards_in_hands = self.cards_in_hands - 1
             self.answered[seat] = True
             last_card = self.last_card = not in_hands and not self.stock
