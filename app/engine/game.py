@@ -261,7 +261,8 @@ class Game:
         if self.events is not None:
             self.events.append({"type": "score", "camp": camp, "points": points, "reason": reason,
                                 **details})
-        if self.live_win_check:
+        # Only a camp at the target after a gain, or a loss that may break a tie above it, can win now.
+        if self.live_win_check and (points < 0 or self.scores[camp] >= self.rules.target):
             rounds.check_winner(self)
 
     # ----- copies ------------------------------------------------------------------------
