@@ -90,6 +90,14 @@ def test_serialisation_round_trips_at_every_step(args):
         assert game_to_dict(copy) == game_to_dict(game)
 
 
+def test_a_game_stored_while_the_state_counted_its_actions_still_loads():
+    """Stored games outlive deploys: a document that still carries the former `actions_applied`
+    counter (never read, since dropped) loads into the same game."""
+    game = Game(PRESETS["classic"], 2, seed="stored")
+    data = game_to_dict(game)
+    assert game_to_dict(game_from_dict({**data, "actions_applied": 0})) == data
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games, st.integers(0, 200))
 def test_a_clone_plays_on_alone_and_exactly_like_its_original(args, moves_first):

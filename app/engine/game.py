@@ -22,7 +22,7 @@ class Game:
         "answered", "declarations_open", "revealed", "undeclared", "prev_rank", "dropped",
         "last_capturer", "last_play", "last_card", "streak", "streak_step", "chain_len",
         "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k", "live_win_check",
-        "round_start_scores", "round_log", "actions_applied", "deal_next_round", "_play_card")
+        "round_start_scores", "round_log", "deal_next_round", "_play_card")
 
     def __init__(self, rules, players, seed=None, deck=None, first_dealer=None, record_events=True):
         rules.check_players(players)
@@ -40,7 +40,6 @@ class Game:
         self.scores = [0] * self.camps
         self.winner = None
         self.round_index = 0
-        self.actions_applied = 0
         self.deal_next_round = True
         self._play_card = PLAYS[rules.streak]
         rounds.start_round(self, _parse_deck(deck) if deck is not None else None)
@@ -78,7 +77,6 @@ class Game:
         events = self.events
         if events is not None:
             events = self.events = []
-        self.actions_applied += 1
         try:
             if not playing:
                 self._answer(seat, declare=action == DECLARE)

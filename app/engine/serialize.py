@@ -10,7 +10,7 @@ SCHEMA_VERSION = 1
 _SCALARS = ("players", "seed", "dealer", "round_index", "deal_index", "winner", "phase", "turn",
             "answered", "declarations_open", "revealed", "prev_rank", "last_capturer", "last_card",
             "streak", "chain_len", "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k",
-            "live_win_check", "actions_applied")
+            "live_win_check")
 
 
 def game_to_dict(g: Game) -> dict:
