@@ -120,15 +120,16 @@ class Game:
         count = self.cards_in_hands = self.hand_sizes[index] * n
         dealt = stock[:count]  # one card at a time from the front, from the seat after the dealer
         del stock[:count]
-        hands, first_seat = self.hands, self.dealer + 1
+        hands, first_seat, announce = self.hands, self.dealer + 1, self.rules.announce
+        holdings = self.holdings = [None] * n
         for i in range(n):
-            hand = hands[(first_seat + i) % n]
+            seat = (first_seat + i) % n
+            hand = hands[seat]
             hand += dealt[i::n]
             hand.sort()
+            holdings[seat] = combination(hand, announce, first)
         if first and self.rules.deal == "table4":
             self._lay_table()
-        announce = self.rules.announce
-        self.holdings = [combination(hand, announce, first) for hand in hands]
         self.declarations, self.answered = [], [False] * n
         self.declarations_open = self.revealed = False
         self.turn = first_seat % n
