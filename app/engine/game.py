@@ -90,6 +90,12 @@ class Game:
                 events.append({"type": "play", "seat": seat, "card": CARD_IDS[action]})
             dropped, self.dropped = self.dropped, -1
             took = self._play_card(self, seat, action, dropped)
+            if not took:  # the card stays face up on the table
+                self.table.append(action)
+                self.table_count[action >> 2] += 1
+                self.dropped = action
+                if events is not None:
+                    events.append({"type": "drop", "card": CARD_IDS[action]})
             self.prev_rank = action >> 2
             if last_card:  # the dealer's last card (§6) is the only play looked back at
                 self.last_play = (seat, took, action >> 2)
@@ -236,13 +242,6 @@ class Game:
         self.last_capturer = seat
         if self.events is not None:
             self.events.append({"type": "pile_collected", "seat": seat, "camp": camp, "cards": ids(cards)})
-
-    def drop(self, card):
-        self.table.append(card)
-        self.table_count[card >> 2] += 1
-        self.dropped = card
-        if self.events is not None:
-            self.events.append({"type": "drop", "card": CARD_IDS[card]})
 
     def missa_allowed(self) -> bool:
         return self.rules.missa_last_card or not self.last_card
