@@ -62,12 +62,11 @@ def play_pile(g, seat, card, dropped):
     if dropped >= 0 and dropped >> 2 == rank:
         _start_chain(g, seat, card)
         return True
-    taken = g.take_from_table(rank)
-    if taken:
-        g.capture(seat, card, taken)
-        g.check_missa(seat)
-        return True
-    return False
+    if not g.table_count[rank]:  # most plays: nothing to take
+        return False
+    g.capture(seat, card, g.take_from_table(rank))
+    g.check_missa(seat)
+    return True
 
 
 def _start_chain(g, seat, card):
@@ -112,10 +111,10 @@ def play_caida(g, seat, card, dropped):
         points, reason = CAIDA_STEPS[g.caida_k]
         g.score(camp, points, reason)
         return True
-    taken = g.take_from_table(rank)
-    if not taken:
+    if not g.table_count[rank]:  # most plays: nothing to take
         g.caida_k = 0
         return False
+    taken = g.take_from_table(rank)
     g.capture(seat, card, taken)
     g.caida_rank = rank
     g.caida_k = 1 + sum(1 for c in taken if c >> 2 == rank)
