@@ -6,7 +6,8 @@ from typing import NamedTuple
 RONDA, DOUBLE_RONDA, TRINGA = "ronda", "double_ronda", "tringa"
 
 
-class Declaration(NamedTuple):  # a named tuple: made at every deal, where a frozen dataclass costs three times as much
+# A named tuple: made at every deal, where a frozen dataclass cost three times as much to build.
+class Declaration(NamedTuple):
     seat: int
     kind: str
     rank: int  # rank index of the top pair, or of the three/four of a kind
