@@ -18,18 +18,14 @@ CAIDA_POINTS = 1
 
 def play_darba(g, seat, card, dropped):
     rank = card >> 2
-    if rank != g.prev_rank and not g.table_count[rank]:  # most plays: no streak, nothing to take
+    follows = rank == g.prev_rank
+    if not follows and not g.table_count[rank]:  # most plays: no streak, nothing to take
         g.streak = 1
         return False
-    streak = g.streak + 1 if rank == g.prev_rank else 1
-    g.streak = streak
+    streak = g.streak = g.streak + 1 if follows else 1
     taken = g.take_from_table(rank)
-    if taken:
-        g.capture(seat, card, taken)
-    elif streak >= 2:
-        g.capture(seat, card, (), "streak")  # §4: nothing to take, so the player picks it up
-    else:
-        return False
+    # §4: a streak card with nothing to take is picked up by its player.
+    g.capture(seat, card, taken, None if taken else "streak")
     if streak >= 2:
         _score_darba_step(g, seat, streak)
     if taken:
