@@ -6,7 +6,7 @@ from functools import partial
 import pytest
 
 from app.bots import BOTS, choose_action
-from app.bots.expert import _evaluate, _lookahead, _playout, expert_bot, montecarlo_bot
+from app.bots.expert import _evaluate, _lookahead, _playout, expert_bot, montecarlo_bot, win_probability
 from app.bots.sampling import Sampler
 from app.engine import CARD_IDS, DECLARE, PRESETS, Game, parse_card
 from app.engine.declarations import Declaration, combination
@@ -80,6 +80,19 @@ def test_expert_finds_the_card_that_wins_the_game():
     assert choose_action("expert", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
 
 
+def test_the_expert_weighs_a_point_by_the_chance_it_gives_to_win_the_game():
+    # §7: a game is won at the target, not on the margin: the same point is worth more as the
+    # target nears, and less to a camp far ahead than to one level with the other.
+    def gain(before):
+        return win_probability([before[0] + 1, before[1]], 0, 41) - win_probability(before, 0, 41)
+
+    assert gain([39, 39]) > 2 * gain([0, 0])
+    assert gain([30, 10]) < gain([30, 30])
+    assert win_probability([30, 30], 0, 41) == 0.5
+    assert win_probability([35, 20], 0, 41) + win_probability([35, 20], 1, 41) == pytest.approx(1)
+    assert win_probability([20, 35], 0, 41) < 0.2
+
+
 def test_a_montecarlo_playout_runs_to_the_end_of_the_deal_each_seat_taking_its_best_immediate_gain():
     # Seat 1 takes 7o with 7e (+0.4 in cards) rather than drop 1b, which would leave 7o to seat 0's
     # 7c; the play-out then stops where the next deal is dealt from the stock (§2).
@@ -105,19 +118,20 @@ def _last_deals(seeds, players=2):
         yield game, history
 
 
-def _round_end_margin(game, camp, round_index):
-    """Exhaustive minimax over card plays to the round's end, every hand known (a 2p last deal, or a sample)."""
+def _round_end_value(game, camp, round_index):
+    """Exhaustive minimax over card plays to the round's end, every hand known (a 2p last deal, or a
+    sample), of the camp's chance to win the game from the round's final scores."""
     if game.winner is not None:
-        return 1000 if game.winner == camp else -1000
+        return 1.0 if game.winner == camp else 0.0
     if game.round_index != round_index:
-        return game.scores[camp] - game.scores[1 - camp]
+        return win_probability(game.scores, camp, game.rules.target)
     seat = game.awaiting()[0]
-    margins = []
+    values = []
     for card in [a for a in game.legal_actions(seat) if a < DECLARE]:
         child = game.clone(deal_next_round=False)
         child.apply(seat, card)
-        margins.append(_round_end_margin(child, camp, round_index))
-    return max(margins) if game.camp_of[seat] == camp else min(margins)
+        values.append(_round_end_value(child, camp, round_index))
+    return max(values) if game.camp_of[seat] == camp else min(values)
 
 
 def test_the_expert_plays_the_last_deal_exactly_as_it_hides_nothing():
@@ -125,14 +139,14 @@ def test_the_expert_plays_the_last_deal_exactly_as_it_hides_nothing():
     # sweep of the table (§3) and card points (§6) decide it beyond a three-ply horizon.
     for game, history in _last_deals(range(12)):
         seat = game.awaiting()[0]
-        margins = {}
+        values = {}
         for card in [a for a in game.legal_actions(seat) if a < DECLARE]:
             child = game.clone(deal_next_round=False)
             child.apply(seat, card)
-            margins[card] = _round_end_margin(child, game.camp_of[seat], game.round_index)
+            values[card] = _round_end_value(child, game.camp_of[seat], game.round_index)
         chosen = expert_bot(seat_knowledge(game, seat, history), random.Random(1), iterations=8)
         if chosen < DECLARE:
-            assert margins[chosen] == max(margins.values()), (game.seed, margins, chosen)
+            assert values[chosen] == max(values.values()), (game.seed, values, chosen)
 
 
 def test_in_teams_the_expert_searches_the_last_deal_to_the_round_end_in_every_sample():
@@ -153,7 +167,7 @@ def test_in_teams_the_expert_searches_the_last_deal_to_the_round_end_in_every_sa
             for card in cards:
                 child = sample.clone(deal_next_round=False)
                 child.apply(seat, card)
-                totals[card] += _round_end_margin(child, game.camp_of[seat], game.round_index)
+                totals[card] += _round_end_value(child, game.camp_of[seat], game.round_index)
         chosen = expert_bot(knowledge, random.Random(1), iterations=4)
         assert totals[chosen] == max(totals.values()), (game.seed, totals, chosen)
         checked += 1
