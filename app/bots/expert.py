@@ -18,8 +18,8 @@ took the expert from 52% to 62% of games; deciding declarations by their worth i
 by rollouts (a one-point pot drowns in a round's noise) stopped giving away about 2.4
 points a game. Deeper minimax and more samples land within a few points of the shallow
 minimax, which is the cheapest by far; head to head at the same 40 ms a move it beats plain
-determinized Monte Carlo (`montecarlo_bot`) by 0.39 ± 0.17 points a round with two players,
-0.95 ± 0.25 in 4-player teams. Searching the last deal to its end took it from 59% to 67%
+determinized Monte Carlo (`montecarlo_bot`) by 0.42 ± 0.17 points a round with two players,
+0.76 ± 0.28 in 4-player teams. Searching the last deal to its end took it from 59% to 67%
 (fixed 20 samples a move, 400 games), and in 4-player teams, where the last deal is twelve
 cards, from 59% to 67.5% (40 ms a move, 200 games) once alpha-beta and a cheaper clone made
 that search fit the budget.
