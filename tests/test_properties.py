@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import (CARD_IDS, PRESETS, Game, game_from_dict, game_to_dict, observation,
-                        visible_event)
+                        rules_from_request, visible_event)
 
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
 games = st.tuples(st.sampled_from(SETUPS), st.integers(0, 2**32), st.integers(0, 2**32))
@@ -90,6 +90,40 @@ def test_serialisation_round_trips_at_every_step(args):
         assert game_to_dict(copy) == game_to_dict(game)
 
 
+overrides = st.fixed_dictionaries({}, optional={
+    "win": st.sampled_from(["immediate", "round_end"]), "target": st.integers(1, 50),
+    "streak": st.sampled_from(["darba", "pile", "caida"]), "missa_points": st.integers(0, 2),
+    "announce": st.fixed_dictionaries({}, optional={"tie": st.sampled_from(["earlier", "split"])})})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(PRESETS)), overrides, st.integers(0, 2**32), st.data())
+def test_who_wins_a_whole_game_with_any_options(preset, options, seed, data):
+    """§7 and §10: the winner is at or above the target and strictly ahead (immediate), or one of
+    the camps at or above the target at the round's end (round_end); the scores are the sum of
+    the score events, and nothing is scored after game over."""
+    rules = rules_from_request({"preset": preset, **options})
+    game = Game(rules, data.draw(st.sampled_from(rules.player_counts())), seed=str(seed))
+    chooser, events = random.Random(seed), []
+    while game.winner is None:
+        seat = game.awaiting()[0]
+        events += game.apply(seat, chooser.choice(game.legal_actions(seat)))
+        assert len(events) < 50_000, "a game must end"
+    over = next(i for i, e in enumerate(events) if e["type"] == "game_over")
+    assert over == len(events) - 1, "nothing follows game over"
+    score_events = [0] * game.camps
+    for event in events:
+        if event["type"] == "score":
+            score_events[event["camp"]] += event["points"]
+    assert game.scores == score_events
+    top, others = game.scores[game.winner], game.scores[:game.winner] + game.scores[game.winner + 1:]
+    assert top >= rules.target
+    if rules.win == "immediate":
+        assert all(top > score for score in others)
+    else:
+        assert events[over - 1]["type"] == "round_end", "round_end: a game ends only at a round's end"
+
+
 def test_a_game_stored_while_the_state_counted_its_actions_still_loads():
     """Stored games outlive deploys: a document that still carries the former `actions_applied`
     counter (never read, since dropped) loads into the same game."""
@@ -134,3 +168,15 @@ def test_no_leak_a_view_is_blind_to_the_cards_it_may_not_see(args, viewer_pick):
             hidden = hidden_from(game, viewer)
             seen = card_ids_in([visible_event(e, viewer) for e in events_of_current_round(events)])
             assert not seen & hidden, f"{viewer} sees hidden cards {seen & hidden}"
+
+
+def test_a_round_end_game_stored_before_scoring_events_were_grouped_still_loads():
+    """Stored games outlive deploys: the round's score log was one row per score (group, the
+    event's first row, camp, points); it loads as the events it recorded."""
+    game = Game(rules_from_request({"preset": "runda"}), 2, seed="stored")
+    data = game_to_dict(game)
+    rows = [["play", 0, 1, 1], ["declaration", 1, 0, 1], ["declaration", 1, 1, 1], ["play", 3, 0, 5],
+            ["play", 3, 1, -1]]
+    loaded = game_from_dict({**data, "round_log": rows})
+    assert loaded.round_log == [("play", [(1, 1)]), ("declaration", [(0, 1), (1, 1)]),
+                                ("play", [(0, 5), (1, -1)])]

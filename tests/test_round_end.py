@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.engine import CARD_IDS, GameOver, perform
-from builders import make_position, of_type, play, scores_of
+from app.engine import CARD_IDS, GameOver, game_from_dict, game_to_dict, perform
+from builders import make_position, new_game, of_type, play, scores_of
 
 
 def piles(named, *sizes):
@@ -107,3 +107,57 @@ def test_round_end_does_not_stop_in_the_middle_of_a_round():
     game = make_position("runda", hands=[["2o", "3o"], ["2c", "3c"]], table=["2e"], stock=[], scores=[40, 0])
     play(game, "2o")
     assert game.scores[0] == 41 and game.winner is None
+
+
+# ----- §10: who wins, exactly: scoring events and round_end candidates -----------------
+
+def test_round_end_only_camps_at_the_target_at_the_round_end_can_win():
+    # Camp 0 touches the target 2 with two darba steps, then camp 1's hbel removes one of them:
+    # camp 0 ends at 1, below the target, so camp 1 (at 5) is the one candidate and wins.
+    hands = [["5o", "6o", "7o"], ["6c", "7c", "7e"]]
+    game = make_position("classic", hands=hands, captured=piles(sum(hands, []), 16, 18),
+                         win="round_end", target=2, missa_points=0, capture_runs=False)
+    events = play(game, "5o", "6c", "6o", "7c", "7o", "7e")
+    assert [r for _, _, r in scores_of(events)] == ["darba", "darba", "hbel", "streak_removed"]
+    assert game.scores == [1, 5] and game.winner == 1
+
+
+def test_immediate_a_streak_step_and_the_removal_it_causes_are_one_scoring_event():
+    # 12 dropped, 12 (darba, +1), 12 (hbel, +5 reaching the target 5, and the darba point removed).
+    game = make_position("classic", hands=[["12o", "12e", "1o"], ["12c", "2c", "3c"]], table=["4b"],
+                         target=5)
+    play(game, "12o", "12c", "12e")
+    assert game.scores == [5, 0] and game.winner == 0
+
+
+def test_immediate_a_pile_chains_bonus_and_its_missa_are_one_scoring_event():
+    # 7o dropped, 7c forms the pile and empties the table, then another rank ends the chain:
+    # B'wahed (+1) reaches the target 1, and the chain's missa (+1) is part of the same event.
+    game = make_position("traditional", hands=[["7o", "3o", "1o"], ["7c", "2c", "4c"]], target=1)
+    events = play(game, "7o", "7c", "3o")
+    assert [(c, r) for c, _, r in scores_of(events)] == [(1, "bwahed"), (1, "missa")]
+    assert game.scores == [0, 2] and game.winner == 1
+
+
+def test_immediate_a_split_pot_lands_whole_before_the_target_is_checked():
+    # Two rondas of 5 tie: the pot of 2 is split, 1 each. Both camps reach the target 1 at once:
+    # an exact tie at the top, so play goes on.
+    game = new_game("traditional", deals=[[["5o", "5c", "1o", "3o"], ["2c", "4c", "5e", "5b"]]], target=1)
+    events = play(game, "s0:declare", "s1:declare", "5o", "2c", "5c", "4c", "1o", "5e", "3o", "5b")
+    assert [(c, p) for c, p, r in scores_of(events) if r == "declaration"] == [(0, 1), (1, 1)]
+    assert game.scores == [1, 1] and game.winner is None and game.deal_index == 1
+
+
+def test_round_end_the_undeclared_penalties_are_one_step_of_the_replay_after_the_declarations():
+    # Both seats held a ronda in the first deal and did not declare it: each camp scores 1 from
+    # the other's penalty, in one step, so both reach 41 together; camp 0's caída breaks the tie.
+    hands, table = [["3o", "5o"], ["5c", "6c"]], ["7b", "11b"]
+    game = make_position("runda", hands=hands, table=table, captured=piles(sum(hands, table), 14, 20),
+                         scores=[40, 40])
+    data = game_to_dict(game)
+    data["undeclared"] = [[0, ["ronda", 1]], [1, ["ronda", 2]]]
+    game = game_from_dict(data)
+    events = play(game, "3o", "5c", "5o", "6c")
+    assert [(c, r) for c, _, r in scores_of(events)] == [(0, "caida"), (1, "undeclared_penalty"),
+                                                         (0, "undeclared_penalty")]
+    assert game.scores == [42, 41] and game.winner == 0

@@ -251,16 +251,26 @@ class Game:
             self.score(self.camp_of[seat], self.rules.missa_points, "missa")
 
     # ----- scores ------------------------------------------------------------------------
-    def score(self, camp, points, reason, group="play", step=None, **details):
-        """The only place a score changes: a camp's score is the sum of its score events."""
-        self.scores[camp] += points
+    def score(self, camp, points, reason, **details):
+        """A scoring event of one entry."""
+        self.score_event(((camp, points, reason, details),))
+
+    def score_event(self, entries, group="play"):
+        """The only place scores change (a camp's score is the sum of its score events): one
+        scoring event of §10, its entries (camp, points, reason, details) applied whole before
+        the target is checked. `group` places it in a round_end replay (§7)."""
+        if not entries:
+            return
+        scores, events = self.scores, self.events
+        for camp, points, reason, details in entries:
+            scores[camp] += points
+            if events is not None:
+                events.append({"type": "score", "camp": camp, "points": points, "reason": reason, **details})
         if self.round_log is not None:
-            self.round_log.append((group, len(self.round_log) if step is None else step, camp, points))
-        if self.events is not None:
-            self.events.append({"type": "score", "camp": camp, "points": points, "reason": reason,
-                                **details})
+            self.round_log.append((group, [(camp, points) for camp, points, _, _ in entries]))
         # Only a camp at the target after a gain, or a loss that may break a tie above it, can win now.
-        if self.live_win_check and (points < 0 or self.scores[camp] >= self.rules.target):
+        if self.live_win_check and any(points < 0 or scores[camp] >= self.rules.target
+                                       for camp, points, _, _ in entries):
             rounds.check_winner(self)
 
     # ----- copies ------------------------------------------------------------------------

@@ -4,4 +4,4 @@ DECLARING, PLAYING, OVER = "declaring", "playing", "over"
 
 
 class Won(Exception):
-    """Raised by `Game.score` when a camp wins: the rest of the action is not played."""
+    """Raised by `Game.score_event` when a camp wins: the rest of the action is not played."""

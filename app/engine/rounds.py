@@ -1,7 +1,5 @@
 """Rounds and deals: starting them, closing declarations, the end of a round (§6), winning (§7)."""
 
-from itertools import groupby
-
 from . import randomness
 from .cards import ACE, KING, RANKS, ids
 from .declarations import awards, certain_from_kinds, value
@@ -80,10 +78,9 @@ def resolve_declarations(g, reveal):
     if g.events is not None:
         g.events.append({"type": "declarations_resolved", "awards": [
             {"camp": camp, "points": points} for camp, points in sorted(won.items())]})
-    step = len(g.round_log) if g.round_log is not None else None
-    for camp, points in sorted(won.items()):
-        if points:
-            g.score(camp, points, "declaration", "declaration", step)
+    # §10: one deal's resolution is one scoring event, both shares of a split pot included.
+    g.score_event([(camp, points, "declaration", {}) for camp, points in sorted(won.items()) if points],
+                  "declaration")
 
 
 def end_of_deal(g):
@@ -123,13 +120,12 @@ def end_of_round(g):
 
 
 def _undeclared_penalties(g):
+    """§10: the round's penalties are one scoring event, after its declarations."""
     announce = g.rules.announce
-    for seat, (kind, rank) in g.undeclared:
-        step = len(g.round_log) if g.round_log is not None else None
-        for camp in range(g.camps):
-            if camp != g.camp_of[seat] and value(kind, announce):
-                g.score(camp, value(kind, announce), "undeclared_penalty", "declaration", step,
-                        seat=seat, kind=kind, rank=RANKS[rank])
+    entries = [(camp, value(kind, announce), "undeclared_penalty", {"seat": seat, "kind": kind, "rank": RANKS[rank]})
+               for seat, (kind, rank) in g.undeclared if value(kind, announce)
+               for camp in range(g.camps) if camp != g.camp_of[seat]]
+    g.score_event(entries, "declaration")
     g.undeclared = []
 
 
@@ -148,24 +144,22 @@ def _dealer_last_card(g):
     if took and rank == KING:
         g.score(dealer_camp, DEALER_LAST_CARD_POINTS, "dealer_last_card")
     elif not took or rank == ACE:
-        step = len(g.round_log) if g.round_log is not None else None
-        for camp in range(g.camps):
-            if camp != dealer_camp:
-                g.score(camp, DEALER_LAST_CARD_POINTS, "dealer_last_card", "play", step)
+        g.score_event([(camp, DEALER_LAST_CARD_POINTS, "dealer_last_card", {})
+                       for camp in range(g.camps) if camp != dealer_camp])
 
 
 def _card_points(g):
     neutral = NEUTRAL_SHARE[g.camps]
-    step = len(g.round_log) if g.round_log is not None else None
-    for camp, cards in enumerate(g.captured):
-        if len(cards) > neutral:
-            g.score(camp, len(cards) - neutral, "card_points", "cards", step, card_count=len(cards))
+    entries = [(camp, len(cards) - neutral, "card_points", {"card_count": len(cards)})
+               for camp, cards in enumerate(g.captured) if len(cards) > neutral]
+    g.score_event(entries, "cards")
 
 
-def leader_at_target(scores, target):
-    """The strict leader among the camps at or above the target, if there is one."""
+def leader_at_target(scores, target, camps=None):
+    """The strict leader among the camps (all, or those named) at or above the target, if there is one."""
     best, top, tied = None, None, False
-    for camp, score in enumerate(scores):
+    for camp in range(len(scores)) if camps is None else camps:
+        score = scores[camp]
         if score >= target:
             if top is None or score > top:
                 best, top, tied = camp, score, False
@@ -175,15 +169,18 @@ def leader_at_target(scores, target):
 
 
 def _replay_winner(g):
-    """round_end (§7): replay the round's points (cards, declarations, play) to see who got there first."""
-    if leader_at_target(g.scores, g.rules.target) is None and max(g.scores) < g.rules.target:
-        return None
+    """round_end (§7, §10): only camps at or above the target at the round's end can win; with
+    several, the round's scoring events are replayed (cards, declarations, play, each group in
+    the order it happened) until one candidate leads the others at or above the target."""
+    target = g.rules.target
+    candidates = [camp for camp, score in enumerate(g.scores) if score >= target]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
     scores = list(g.round_start_scores)
-    ordered = sorted(g.round_log, key=lambda entry: (REPLAY_ORDER[entry[0]], entry[1]))
-    for _, step in groupby(ordered, key=lambda entry: (entry[0], entry[1])):
-        for _, _, camp, points in step:
+    for _, entries in sorted(g.round_log, key=lambda step: REPLAY_ORDER[step[0]]):  # sorted is stable
+        for camp, points in entries:
             scores[camp] += points
-        winner = leader_at_target(scores, g.rules.target)
+        winner = leader_at_target(scores, target, candidates)
         if winner is not None:
             return winner
     return None

@@ -1,5 +1,7 @@
 """The full state as a JSON-compatible dict for the store; loading it back never changes a game."""
 
+from itertools import groupby
+
 from .cards import CARD_IDS, ids, parse_card, parse_cards
 from .declarations import Declaration
 from .game import Game
@@ -28,7 +30,8 @@ def game_to_dict(g: Game) -> dict:
         dropped=CARD_IDS[g.dropped] if g.dropped >= 0 else None,
         last_play=list(g.last_play) if g.last_play else None,
         streak_step=list(g.streak_step) if g.streak_step else None,
-        round_log=[list(e) for e in g.round_log] if g.round_log is not None else None,
+        round_log=[[group, [list(entry) for entry in entries]] for group, entries in g.round_log]
+        if g.round_log is not None else None,
     )
     return data
 
@@ -61,6 +64,15 @@ def game_from_dict(data: dict, record_events: bool = True) -> Game:
     g.dropped = parse_card(data["dropped"]) if data["dropped"] else -1
     g.last_play = tuple(data["last_play"]) if data["last_play"] else None
     g.streak_step = tuple(data["streak_step"]) if data["streak_step"] else None
-    g.round_log = [tuple(e) for e in data["round_log"]] if data["round_log"] is not None else None
+    g.round_log = _round_log(data["round_log"]) if data["round_log"] is not None else None
     return g
 
+
+def _round_log(stored):
+    """The round's scoring events as (group, [(camp, points), ...]). Documents stored before
+    events were grouped hold one row per score, (group, the event's first row index, camp,
+    points): they are grouped here, so games in play across a deploy load unchanged."""
+    if stored and len(stored[0]) == 4:
+        return [(group, [(camp, points) for _, _, camp, points in rows])
+                for (group, _), rows in groupby(stored, key=lambda row: row[:2])]
+    return [(group, [tuple(entry) for entry in entries]) for group, entries in stored]

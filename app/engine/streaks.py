@@ -38,9 +38,10 @@ def _score_darba_step(g, seat, streak):
     camp = g.camp_of[seat]
     previous = g.streak_step
     g.streak_step = (camp, points)
-    g.score(camp, points, reason)
-    if streak >= 3:
-        g.score(previous[0], -previous[1], "streak_removed")
+    if streak >= 3:  # §10: the step and the removal it causes are one scoring event
+        g.score_event(((camp, points, reason, {}), (previous[0], -previous[1], "streak_removed", {})))
+    else:
+        g.score(camp, points, reason)
 
 
 def play_pile(g, seat, card, dropped):
@@ -93,9 +94,10 @@ def resolve_chain(g):
     g.pile, g.chain_len, g.chain_rank, g.chain_seat, g.chain_missa = [], 0, -1, -1, False
     camp = g.camp_of[seat]
     g.collect(seat, cards)
-    g.score(camp, points, reason)
-    if missa and g.rules.missa_points:
-        g.score(camp, g.rules.missa_points, "missa")
+    entries = [(camp, points, reason, {})]
+    if missa and g.rules.missa_points:  # §10: the chain's bonus and its missa are one scoring event
+        entries.append((camp, g.rules.missa_points, "missa", {}))
+    g.score_event(entries)
 
 
 def play_caida(g, seat, card, dropped):
