@@ -30,8 +30,11 @@ class Config:
     # "rq": bot moves go to RQ workers (`ronda worker`); "inprocess": threads of the API process.
     # Without REDIS_URL it is always "inprocess".
     BOT_DISPATCH = os.environ.get("RONDA_BOT_DISPATCH", "rq")
-    BOT_STALL_SECONDS = float(os.environ.get("RONDA_BOT_STALL_SECONDS", 15))
+    # A bot move or turn timer overdue by this long is queued again by the sweeper (its job was lost).
+    BOT_STALL_SECONDS = float(os.environ.get("RONDA_BOT_STALL_SECONDS", 5))
     IDEMPOTENCY_TTL = int(os.environ.get("RONDA_IDEMPOTENCY_TTL", 24 * 3600))
+    # How long a request under way holds its Idempotency-Key: a request that died frees it then.
+    IDEMPOTENCY_LEASE_SECONDS = int(os.environ.get("RONDA_IDEMPOTENCY_LEASE_SECONDS", 10))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

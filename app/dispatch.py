@@ -31,10 +31,14 @@ class RQDispatcher:
         self.queue.enqueue("workers.jobs.play_bot_turn", game_id, version, job_id=f"bot-{game_id}-{version}",
                            job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
 
-    def turn_timeout(self, game_id: str, version: int, seconds: int):
-        self.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
-                              job_id=f"timeout-{game_id}-{version}", job_timeout=JOB_TIMEOUT, retry=JOB_RETRY,
-                              result_ttl=60, failure_ttl=24 * 3600)
+    def turn_timeout(self, game_id: str, version: int, seconds: float):
+        """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
+        options = dict(job_id=f"timeout-{game_id}-{version}", job_timeout=JOB_TIMEOUT, retry=JOB_RETRY,
+                       result_ttl=60, failure_ttl=24 * 3600)
+        if seconds > 0:
+            self.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version, **options)
+        else:
+            self.queue.enqueue("workers.jobs.expire_turn", game_id, version, **options)
 
     def match_game(self, match_id: str, index: int):
         self.queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",

@@ -41,3 +41,7 @@ class StaleVersion(ServiceError):
 
 class InvalidRequest(ServiceError):
     code = "invalid_request"
+
+
+class OutcomeUnknown(ServiceError):
+    code = "outcome_unknown"

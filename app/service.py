@@ -2,18 +2,22 @@
 
 import hashlib
 import hmac
+import logging
+import time
 from contextlib import contextmanager
 import random
 import secrets
 from datetime import datetime, timezone
 
-from .engine import (IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
+from .engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
 from .bots import choose_action
 from .engine.views import seat_knowledge
-from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired,
-                     SeatTaken, StaleVersion)
-from .store import GameMissing, VersionConflict
+from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
+                     PreconditionRequired, SeatTaken, StaleVersion)
+from .store import GameMissing, StoreUnavailable, VersionConflict, WriteOutcomeUnknown
+
+log = logging.getLogger(__name__)
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
 FALLBACK_BOT = "greedy"  # plays for a human whose turn timer ran out
@@ -72,8 +76,14 @@ class GameService:
             "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
         }
         doc["status"] = self._status(doc, game)
-        version = self.store.create(game_id, doc, self._number(doc, events))
-        self._after_change(doc, version, game)
+        owed = self._note_owed_move(doc, game)
+        try:
+            version = self.store.create(game_id, doc, self._number(doc, events))
+        except WriteOutcomeUnknown:
+            raise OutcomeUnknown("the store stopped answering while the game was created: it may exist; "
+                                 "retry with the same Idempotency-Key") from None
+        if owed:
+            self._dispatch(game_id, version, owed)
         return doc, version
 
     def _seat_doc(self, seat, spec, tokens):
@@ -133,7 +143,10 @@ class GameService:
         ids, total = self.store.list_ids(status, offset, limit)
         summaries, gone = self.summaries(ids)
         self.store.forget_missing(status, gone)
-        return summaries, total - len(gone)
+        moved = [summary for summary in summaries if summary["status"] != status]
+        for summary in moved:  # the index update after its write failed: mend it now
+            self.store.reindex(summary["id"], summary["status"], status)
+        return [summary for summary in summaries if summary["status"] == status], total - len(gone) - len(moved)
 
     def summaries(self, game_ids: list[str]) -> tuple[list[dict], list[str]]:
         """The summaries of the games still stored, and the ids of those that expired."""
@@ -210,6 +223,8 @@ class GameService:
         version, doc = self._load(game_id)
         if self._seat_of(doc, token) != seat:
             raise InvalidToken(f"only seat {seat}'s own token can leave it")
+        if doc["status"] == FINISHED:
+            raise GameOver("the game is over: its seats stay as they were")
         if bot not in self.bot_kinds:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
         doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {doc['seats'][seat]['name']})"}
@@ -217,31 +232,36 @@ class GameService:
         version = self._write(doc, version, game, self._number(doc, [{"type": "seat_left", "seat": seat, "bot": bot}]))
         return self._view(doc, version, game, None), version
 
-    def stalled_bot_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int]]:
-        """Games still waiting on the bot turn noted before the cut-off: its job may have been lost.
+    def stalled_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
+        """(game id, version, "bot" or "timer") of the games whose owed move is overdue by the
+        cut-off: its job may have been lost (or never queued: the store failed after the write).
 
-        Only games noted as waiting on a bot are read, oldest first; those that moved on since
-        (a human's turn, finished, expired) are dropped from the list on the way.
+        Only games noted as owing a move are read, oldest first. The note is a hint written
+        before each write; the game's own document says what is owed and when: a game that owes
+        nothing now is dropped from the notes, one not due yet is noted again for its due time.
         """
         stalled = []
-        cutoff = datetime.now(timezone.utc).timestamp() - older_than_seconds
-        for game_id, noted_at in self.store.bot_turns_noted_before(cutoff, limit):
+        now = time.time()
+        for game_id, noted_at in self.store.moves_due_before(now - older_than_seconds, limit):
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
-                self.store.forget_bot_turn(game_id, noted_at)
+                self.store.forget_due_move(game_id, noted_at)
                 continue
-            game = game_from_dict(doc["engine"], record_events=False)
-            if doc["status"] == ACTIVE and any(doc["seats"][s]["type"] == "bot" for s in game.awaiting()):
-                stalled.append((game_id, version))
+            owed = self._owed_move(doc, game_from_dict(doc["engine"], record_events=False))
+            if owed is None:
+                self.store.forget_due_move(game_id, noted_at)
+            elif (doc.get("move_due_at") or 0) > now - older_than_seconds:
+                self.store.note_due_move(game_id, doc["move_due_at"], later=True)
             else:
-                self.store.forget_bot_turn(game_id, noted_at)
+                stalled.append((game_id, version, owed[0]))
+                self.store.note_due_move(game_id, now, later=True)  # looked at again after another stall
         return stalled
 
     def redispatch_stalled(self, older_than_seconds: float) -> int:
-        stalled = self.stalled_bot_games(older_than_seconds)
-        for game_id, version in stalled:
-            self._dispatch_bot_turn(game_id, version)
+        stalled = self.stalled_games(older_than_seconds)
+        for game_id, version, kind in stalled:
+            self._dispatch(game_id, version, (kind, 0))
         return len(stalled)
 
     # ----- internals -------------------------------------------------------------------------
@@ -254,26 +274,53 @@ class GameService:
         doc["engine"] = game_to_dict(game)
         doc["status"] = self._status(doc, game)
         doc["updated_at"] = utc_now()
+        owed = self._note_owed_move(doc, game)
         try:
             with _found(doc["id"]):
                 version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
         except VersionConflict as conflict:
             raise StaleVersion(conflict.current_version) from None
-        self._after_change(doc, version, game)
+        except WriteOutcomeUnknown:
+            raise OutcomeUnknown("the store stopped answering during the write: the action may or may not "
+                                 "have been applied; read the view and compare its version with your If-Match "
+                                 "before acting again") from None
+        if owed:
+            self._dispatch(doc["id"], version, owed)
         return version
 
-    def _after_change(self, doc, version, game):
+    def _note_owed_move(self, doc, game):
+        """Note the move the new state will owe (a bot's, or a turn timer's) before writing it, so no
+        failure after the write can leave it unnoted: the sweeper finds it. A note for a write that
+        loses its race is harmless: the sweeper reads what the game really owes."""
+        owed = self._owed_move(doc, game)
+        doc["move_due_at"] = None if owed is None else time.time() + owed[1]
+        if owed is not None:
+            self.store.note_due_move(doc["id"], doc["move_due_at"])
+        return owed
+
+    @staticmethod
+    def _owed_move(doc, game):
+        """("bot", 0) when a bot must move now, ("timer", seconds) when a timed human's turn starts, else None."""
         if doc["status"] != ACTIVE:
-            return
+            return None
         waiting_on = {doc["seats"][seat]["type"] for seat in game.awaiting()}
         if "bot" in waiting_on:
-            self._dispatch_bot_turn(doc["id"], version)
-        elif "human" in waiting_on and doc.get("turn_timeout_seconds"):
-            self.dispatcher.turn_timeout(doc["id"], version, doc["turn_timeout_seconds"])
+            return "bot", 0
+        if "human" in waiting_on and doc.get("turn_timeout_seconds"):
+            return "timer", doc["turn_timeout_seconds"]
+        return None
 
-    def _dispatch_bot_turn(self, game_id, version):
-        self.store.note_bot_turn(game_id)  # before the job, so a job lost at once is still swept
-        self.dispatcher.bot_turn(game_id, version)
+    def _dispatch(self, game_id, version, owed):
+        """Queue the owed move; if the queue cannot be reached, the write still stands and the
+        sweeper queues it once it is overdue."""
+        kind, delay = owed
+        try:
+            if kind == "bot":
+                self.dispatcher.bot_turn(game_id, version)
+            else:
+                self.dispatcher.turn_timeout(game_id, version, delay)
+        except StoreUnavailable:
+            log.warning("could not queue the %s move of game %s at version %d; the sweeper will", kind, game_id, version)
 
     @staticmethod
     def _number(doc, events):

@@ -6,9 +6,15 @@ atomically: of two writers on the same version exactly one wins, and nothing is 
 """
 
 import json
+import logging
 import time
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+log = logging.getLogger(__name__)
+STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
 
 # KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: keep), events...
 _COMPARE_AND_SET = """
@@ -50,16 +56,24 @@ return 1
 """
 
 
-# KEYS: bot turns set. ARGV: game id, the score it was read with. Drops it unless noted again since.
-_FORGET_BOT_TURN = """
+# KEYS: due moves set. ARGV: game id, the score it was read with. Drops it unless noted again since.
+_FORGET_DUE_MOVE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
 """
 
 
+# Redis down, frozen or out of connections: nothing was read, or a write's outcome is unknown.
+StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
 class GameMissing(Exception):
     pass
+
+
+class WriteOutcomeUnknown(Exception):
+    """The store stopped answering while a compare-and-set was under way: it may have been applied."""
 
 
 class VersionConflict(Exception):
@@ -108,14 +122,20 @@ def status_index_key(status: str) -> str:
     return f"games:status:{status}"
 
 
-def bot_turns_key() -> str:
-    return "games:waiting_on_bot"
+def due_moves_key() -> str:
+    return "games:due_moves"
 
 
-def connect(url: str | None) -> redis.Redis:
-    """A client for `url`; with no URL, the embedded in-process server (one per process)."""
+def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT) -> redis.Redis:
+    """A client for `url`; with no URL, the embedded in-process server (one per process).
+
+    A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
+    compare-and-set resent after a lost answer would report its own write as a conflict).
+    Workers pass None: their queue waits block longer than any request.
+    """
     if url:
-        return redis.Redis.from_url(url)
+        return redis.Redis.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
+                                    retry=Retry(NoBackoff(), 0), health_check_interval=10)
     import fakeredis
     return fakeredis.FakeRedis(server=_embedded_server())
 
@@ -137,11 +157,14 @@ class GameStore:
         self.finished_ttl = finished_ttl
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
-        self._forget_bot_turn = client.register_script(_FORGET_BOT_TURN)
+        self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
-        created = self._create(keys=[state_key(game_id), events_key(game_id)],
-                               args=[_dump(doc), self._ttl(doc), *map(_dump, events)])
+        try:
+            created = self._create(keys=[state_key(game_id), events_key(game_id)],
+                                   args=[_dump(doc), self._ttl(doc), *map(_dump, events)])
+        except StoreUnavailable as error:
+            raise WriteOutcomeUnknown() from error
         if not created:
             raise VersionConflict(1)
         self._index(game_id, doc["status"], None)
@@ -166,8 +189,11 @@ class GameStore:
     def compare_and_set(self, game_id: str, expected: int, doc: dict, events: list[dict],
                         previous_status: str) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
-        outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
-                                     args=[expected, _dump(doc), self._ttl(doc), *map(_dump, events)])
+        try:
+            outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
+                                         args=[expected, _dump(doc), self._ttl(doc), *map(_dump, events)])
+        except StoreUnavailable as error:
+            raise WriteOutcomeUnknown() from error
         if outcome == -1:
             raise GameMissing(game_id)
         if outcome == 0:
@@ -198,26 +224,32 @@ class GameStore:
         return self.redis.llen(events_key(game_id))
 
     def _index(self, game_id, status, previous):
-        """Listing indexes live outside the game's slot, so they follow the write (not atomically)."""
+        """Listing indexes live outside the game's slot, so they follow the write, not atomically:
+        the write stands if they fail (a listing that finds a game under a status it left moves it)."""
         pipe = self.redis.pipeline(transaction=False)
         if previous:
             pipe.zrem(status_index_key(previous), game_id)
         pipe.zadd(status_index_key(status), {game_id: time.time()})
-        pipe.execute()
+        try:
+            pipe.execute()
+        except StoreUnavailable:
+            log.warning("game %s not moved to the %s listing", game_id, status)
 
-    def note_bot_turn(self, game_id: str):
-        """`game_id` waits on a bot from now: the sweeper looks only at games noted long enough ago."""
-        self.redis.zadd(bot_turns_key(), {game_id: int(time.time() * 1000)})
+    def note_due_move(self, game_id: str, due_at: float, later: bool = False):
+        """`game_id` may owe a move (a bot's, or a turn timer's) at `due_at` (epoch seconds): the
+        sweeper looks only at games whose noted time has passed. The earliest note is kept, so a
+        writer that loses its race never delays the sweep; `later` moves a note forward."""
+        self.redis.zadd(due_moves_key(), {game_id: int(due_at * 1000)}, lt=not later, gt=later)
 
-    def bot_turns_noted_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
-        """(game id, when noted in ms) of the bot turns noted before the given time, oldest first."""
-        found = self.redis.zrangebyscore(bot_turns_key(), "-inf", int(seconds_since_epoch * 1000),
+    def moves_due_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
+        """(game id, due time in ms) of the moves due before the given time, oldest first."""
+        found = self.redis.zrangebyscore(due_moves_key(), "-inf", int(seconds_since_epoch * 1000),
                                          start=0, num=limit, withscores=True)
         return [(member.decode(), int(score)) for member, score in found]
 
-    def forget_bot_turn(self, game_id: str, noted_at: int):
-        """Drop a game that no longer waits on a bot, unless a newer bot turn was noted meanwhile."""
-        self._forget_bot_turn(keys=[bot_turns_key()], args=[game_id, noted_at])
+    def forget_due_move(self, game_id: str, due_at: int):
+        """Drop a game that owes no move any more, unless a newer move was noted meanwhile."""
+        self._forget_due_move(keys=[due_moves_key()], args=[game_id, due_at])
 
     def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
         key = status_index_key(status)
@@ -225,6 +257,9 @@ class GameStore:
         if offset >= total:  # also keeps a huge page number away from Redis's 64-bit indexes
             return [], total
         return [i.decode() for i in self.redis.zrevrange(key, offset, offset + limit - 1)], total
+
+    def reindex(self, game_id: str, status: str, listed_under: str):
+        self._index(game_id, status, listed_under)
 
     def forget_missing(self, status: str, game_ids: list[str]):
         """Finished games expire; their index entries are dropped when a listing finds them gone."""

@@ -4,7 +4,7 @@ from flask import Flask, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 
-from .api import games, health, idempotency, limits, matches, problems, rules
+from .api import bodies, games, health, idempotency, limits, matches, problems, rules
 from .api.schemas import Problem
 from .config import Config
 from .dispatch import build_services
@@ -47,6 +47,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     def before():
         if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
             raise UnsupportedMediaType("send the body as application/json")
+        bodies.check_json_body()
         return limits.cors_preflight() or limits.enforce_rate_limits() or idempotency.replay_or_reserve()
 
     @app.after_request

@@ -159,7 +159,7 @@ def main():
     try:
         for _ in range(200):
             try:
-                Client(port).call("GET", "/health")
+                Client(port).call("GET", "/health/ready")
                 break
             except OSError:
                 time.sleep(0.05)

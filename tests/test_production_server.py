@@ -31,7 +31,7 @@ def gunicorn(redis_url):
     base = f"http://127.0.0.1:{port}"
     for _ in range(100):
         try:
-            urllib.request.urlopen(f"{base}/health", timeout=1)
+            urllib.request.urlopen(f"{base}/health/ready", timeout=1)
             break
         except OSError:
             time.sleep(0.1)

@@ -92,38 +92,38 @@ def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_
     assert final["status"] == "finished" and final["winner"] in (0, 1)
 
 
-def test_the_sweeper_reads_only_games_waiting_on_a_bot_and_redispatches_a_lost_turn(rq_app, redis_url, queue_name):
+def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(rq_app, redis_url, queue_name):
     client = rq_app.test_client()
     service, store = rq_app.extensions["ronda.service"], rq_app.extensions["ronda.store"]
     queue = Queue(queue_name, connection=connect(redis_url))
     with_bot = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
         {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]["id"]
     humans_only = client.post("/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json["game"]["id"]
-    noted = dict(store.bot_turns_noted_before(time.time() + 1, 10_000))
+    noted = dict(store.moves_due_before(time.time() + 1, 10_000))
     assert with_bot in noted and humans_only not in noted
     queue.empty()  # the bot's job is lost
     time.sleep(0.01)
-    assert (with_bot, 1) in service.stalled_bot_games(0)
+    assert (with_bot, 1, "bot") in service.stalled_games(0)
     assert service.redispatch_stalled(0) >= 1 and queue.count >= 1
     run_queue(redis_url, queue_name)
     assert client.get(f"/games/{with_bot}").json["awaiting"] == [0]  # the bot moved; the human is next
     time.sleep(0.01)
-    assert with_bot not in dict(service.stalled_bot_games(0))
-    assert with_bot not in dict(store.bot_turns_noted_before(time.time() + 1, 10_000))  # dropped on the way
+    assert with_bot not in [game_id for game_id, _, _ in service.stalled_games(0)]
+    assert with_bot not in dict(store.moves_due_before(time.time() + 1, 10_000))  # dropped on the way
 
 
-def test_a_bot_turn_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(rq_app):
+def test_a_move_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(rq_app):
     store = rq_app.extensions["ronda.store"]
     game_id = f"sweep-{uuid.uuid4().hex}"
-    store.note_bot_turn(game_id)
-    (_, first_note), = [entry for entry in store.bot_turns_noted_before(time.time() + 1, 10_000) if entry[0] == game_id]
+    store.note_due_move(game_id, time.time())
+    (_, first_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
     time.sleep(0.01)
-    store.note_bot_turn(game_id)
-    store.forget_bot_turn(game_id, first_note)
-    assert game_id in dict(store.bot_turns_noted_before(time.time() + 1, 10_000))
-    (_, second_note), = [entry for entry in store.bot_turns_noted_before(time.time() + 1, 10_000) if entry[0] == game_id]
-    store.forget_bot_turn(game_id, second_note)
-    assert game_id not in dict(store.bot_turns_noted_before(time.time() + 1, 10_000))
+    store.note_due_move(game_id, time.time(), later=True)
+    store.forget_due_move(game_id, first_note)
+    assert game_id in dict(store.moves_due_before(time.time() + 1, 10_000))
+    (_, second_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
+    store.forget_due_move(game_id, second_note)
+    assert game_id not in dict(store.moves_due_before(time.time() + 1, 10_000))
 
 
 def start_worker(redis_url, queue_name):

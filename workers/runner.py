@@ -1,36 +1,69 @@
-"""`ronda worker`: an RQ worker for bot moves, with a sweeper that re-dispatches stalled bot turns."""
+"""`ronda worker`: an RQ worker for bot moves, with a sweeper that re-dispatches overdue moves.
+
+It outlives Redis restarts and network blips: RQ's loop quits on a Redis error met outside
+its wait for a job, so the worker is started again, with backoff, until it is asked to stop.
+A job cut off by the outage is not lost for good: the sweeper queues the move again.
+"""
 
 import logging
 import threading
+import time
 
 from rq import SimpleWorker
 
 from app.config import settings
 from app.dispatch import build_services
-from app.store import connect
+from app.store import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
+MAX_BACKOFF_SECONDS = 5.0
 
 
 def sweep_forever(service, stall_seconds: float, stop: threading.Event):
-    """A game never stalls: a bot turn with no move for `stall_seconds` gets a new job."""
-    while not stop.wait(max(1.0, stall_seconds / 3)):
+    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job."""
+    while not stop.wait(max(0.5, stall_seconds / 3)):
         try:
             count = service.redispatch_stalled(stall_seconds)
             if count:
-                log.warning("re-dispatched %d stalled bot turn(s)", count)
+                log.warning("re-dispatched %d overdue move(s)", count)
+        except StoreUnavailable as error:
+            log.warning("sweep skipped, the store does not answer: %s", error)
         except Exception:
             log.exception("sweep failed")
 
 
+class BotWorker(SimpleWorker):
+    """SimpleWorker: no fork per job (about 2 ms instead of 11 per bot move); timeouts still apply.
+    It remembers whether a signal asked it to stop, which RQ's return value does not tell."""
+
+    stop_requested = False
+
+    def request_stop(self, signum, frame):
+        self.stop_requested = True
+        super().request_stop(signum, frame)
+
+
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False):
-    connection = connect(redis_url)
+    connection = connect(redis_url, socket_timeout=None)
     service, _ = build_services(connection, settings(), in_process=False)
     stop = threading.Event()
     sweeper = threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True)
     sweeper.start()
+    backoff = 0.5
     try:
-        # SimpleWorker: no fork per job (about 2 ms instead of 11 per bot move); timeouts still apply.
-        SimpleWorker([queue_name], connection=connection).work(burst=burst, with_scheduler=True)
+        while True:
+            worker = BotWorker([queue_name], connection=connection)
+            started = time.monotonic()
+            try:
+                worker.work(burst=burst, with_scheduler=True)
+            except StoreUnavailable as error:  # met while registering or tearing down
+                log.warning("worker lost the store: %s", error)
+            if burst or worker.stop_requested:
+                return
+            if time.monotonic() - started > 60:
+                backoff = 0.5
+            log.warning("worker stopped on a store error; starting again in %.1f s", backoff)
+            time.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
     finally:
         stop.set()

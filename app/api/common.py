@@ -7,6 +7,7 @@ import flask_smorest
 from flask import Response, current_app, make_response, request
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
+from .bodies import ascii_integer
 from .schemas import Problem
 
 PROBLEM_DESCRIPTIONS = {
@@ -17,6 +18,9 @@ PROBLEM_DESCRIPTIONS = {
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
     428: "If-Match is required",
+    429: "Rate limit reached (see Retry-After)",
+    503: "The store does not answer (see Retry-After), or it stopped answering during a write "
+         "(code outcome_unknown: read the view before acting again)",
 }
 
 
@@ -76,8 +80,8 @@ def if_match_version() -> int | None:
     header = request.headers.get("If-Match")
     if header is None:
         return None
-    text = header.strip().removeprefix("W/").strip('"')
-    return int(text) if text.isdigit() else -1
+    version = ascii_integer(header.strip().removeprefix("W/").strip('"'))
+    return -1 if version is None else version
 
 
 def etag_header(version: int) -> dict:
@@ -94,8 +98,11 @@ def not_modified(version: int):
     return None
 
 
-def documents_problems(blp: Blueprint, *statuses):
-    """Document each error status with the problem schema."""
+def documents_problems(blp: Blueprint, *statuses, rate_limited=True):
+    """Document each error status with the problem schema, and those every store-backed operation
+    can answer: 503 (store unavailable) and, unless exempt, 429."""
+    statuses = (*statuses, *((429,) if rate_limited else ()), 503)
+
     def decorate(view):
         for status in statuses:
             if status == 304:

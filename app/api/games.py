@@ -4,6 +4,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 
 from . import schemas as s
+from .bodies import header_integer
 from .streaming import event_stream
 from .common import (Blueprint, IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
                      documents_problems, etag_header, if_match_version, not_modified, service)
@@ -76,12 +77,11 @@ class Stream(MethodView):
     @blp.response(200, content_type="text/event-stream",
                   description="Server-Sent Events: `snapshot` (the view) first, then `event` (each with its id); "
                               "`: keep-alive` comments while idle; ends when the game is over")
-    @documents_problems(blp, 401, 404)
+    @documents_problems(blp, 401, 404, 422)
     def get(self, game_id):
         """Follow a game live (SSE), as a seat or a spectator"""
         seat = service().seat_for(game_id, bearer_token())
-        last = request.headers.get("Last-Event-ID", "")
-        stream = event_stream(service(), game_id, seat, int(last) if last.isdigit() else None,
+        stream = event_stream(service(), game_id, seat, header_integer("Last-Event-ID"),
                               current_app.config["SSE_KEEPALIVE_SECONDS"])
         return Response(stream, mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -92,7 +92,7 @@ class Seat(MethodView):
     @blp.doc(operationId="claimSeat")
     @blp.arguments(s.ClaimSeatRequest)
     @blp.response(201, s.SeatClaimed, description="The seat's secret token (shown only here)")
-    @documents_problems(blp, 404, 409, 422)
+    @documents_problems(blp, 404, 409, 412, 422)
     def post(self, request, game_id, seat):
         """Take an open seat"""
         doc, version, token = service().claim_seat(game_id, seat, request.get("name"))
@@ -105,7 +105,7 @@ class LeaveSeat(MethodView):
     @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
     @blp.arguments(s.LeaveSeatRequest)
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
-    @documents_problems(blp, 401, 404, 422)
+    @documents_problems(blp, 401, 404, 409, 422)
     def post(self, request, game_id, seat):
         """Leave your seat to a bot"""
         view, version = service().leave_seat(game_id, seat, bearer_token(), request["bot"])

@@ -1,10 +1,13 @@
-"""/health: liveness and store reachability, for load balancers and compose health checks."""
+"""/health/live and /health/ready, for load balancers, orchestrators and compose health checks.
+
+Neither is rate-limited. Ready answers 503 problem+json while the store does not answer.
+"""
 
 from flask import current_app
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
-from .common import Blueprint
+from .common import Blueprint, documents_problems
 
 blp = Blueprint("health", __name__, url_prefix="/health", description="Service health")
 
@@ -14,11 +17,25 @@ class Health(Schema):
     store = fields.String(required=True, metadata={"description": "redis, or embedded"})
 
 
-@blp.route("")
-class HealthCheck(MethodView):
-    @blp.doc(operationId="getHealth")
+def _health():
+    return {"status": "ok", "store": "redis" if current_app.config["REDIS_URL"] else "embedded"}
+
+
+@blp.route("/live")
+class Live(MethodView):
+    @blp.doc(operationId="getLiveness")
     @blp.response(200, Health)
     def get(self):
-        """Check that the service and its store answer"""
+        """Check that the process answers (without touching the store)"""
+        return _health()
+
+
+@blp.route("/ready")
+class Ready(MethodView):
+    @blp.doc(operationId="getReadiness")
+    @blp.response(200, Health)
+    @documents_problems(blp, rate_limited=False)
+    def get(self):
+        """Check that the service can serve: its store answers"""
         current_app.extensions["ronda.store"].redis.ping()
-        return {"status": "ok", "store": "redis" if current_app.config["REDIS_URL"] else "embedded"}
+        return _health()

@@ -1,5 +1,7 @@
 """Idempotency-Key on unsafe requests: a retry with the same key gets the first answer, and
 changes nothing. Keys are scoped by route and caller (seat token or address) and kept a day.
+A request under way holds its key for a short lease only: one that died (its process killed)
+frees the key within seconds, and the retry then runs once.
 """
 
 import hashlib
@@ -7,7 +9,7 @@ import json
 
 from flask import current_app, g, request
 
-from ..store import idempotency_key
+from ..store import StoreUnavailable, idempotency_key
 from .problems import problem
 
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
@@ -30,8 +32,8 @@ def replay_or_reserve():
     redis = current_app.extensions["ronda.store"].redis
     storage = idempotency_key(_scope(key))
     fingerprint = hashlib.sha256(request.get_data()).hexdigest()
-    ttl = current_app.config["IDEMPOTENCY_TTL"]
-    if redis.set(storage, json.dumps({"state": IN_PROGRESS, "fingerprint": fingerprint}), nx=True, ex=ttl):
+    lease = current_app.config["IDEMPOTENCY_LEASE_SECONDS"]
+    if redis.set(storage, json.dumps({"state": IN_PROGRESS, "fingerprint": fingerprint}), nx=True, ex=lease):
         g.idempotency = (storage, fingerprint)
         return None
     stored = json.loads(redis.get(storage) or "null")
@@ -55,11 +57,14 @@ def remember(response):
         return response
     storage, fingerprint = reserved
     redis = current_app.extensions["ronda.store"].redis
-    if response.status_code >= 500:
-        redis.delete(storage)  # nothing was changed: the retry may run for real
-        return response
-    kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
-    record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
-              "headers": kept, "body": response.get_data(as_text=True)}
-    redis.set(storage, json.dumps(record), ex=current_app.config["IDEMPOTENCY_TTL"])
+    try:
+        if response.status_code >= 500:
+            redis.delete(storage)  # the retry may run for real
+            return response
+        kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
+        record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
+                  "headers": kept, "body": response.get_data(as_text=True)}
+        redis.set(storage, json.dumps(record), ex=current_app.config["IDEMPOTENCY_TTL"])
+    except StoreUnavailable:  # the answer stands; the key frees itself when its lease runs out
+        current_app.logger.warning("idempotency record not kept: the store does not answer")
     return response

@@ -13,7 +13,12 @@ CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idem
 CORS_EXPOSE_HEADERS = "ETag, Location, X-Pagination, Retry-After, Idempotent-Replayed"
 
 
+UNLIMITED_BLUEPRINTS = {"health"}  # probes must see the service, not a crowded address
+
+
 def enforce_rate_limits():
+    if request.blueprint in UNLIMITED_BLUEPRINTS:
+        return None
     config = current_app.config
     window = int(time.time() // WINDOW)
     checks = [("address", request.remote_addr or "unknown", config["RATE_LIMIT_PER_ADDRESS"])]

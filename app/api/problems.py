@@ -5,6 +5,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine.errors import RondaError
 from ..errors import ServiceError
+from ..store import StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -13,13 +14,15 @@ STATUS_BY_CODE = {
     "card_not_in_hand": 422, "declaration_not_held": 422, "invalid_request": 422,
     "not_your_turn": 409, "game_over": 409, "seat_taken": 409, "game_not_started": 409,
     "game_not_found": 404, "invalid_token": 401, "if_match_required": 428, "stale_version": 412,
+    "outcome_unknown": 503,
 }
+RETRY_AFTER_SECONDS = "1"  # a Redis restart or failover is over in seconds
 
 CODE_BY_STATUS = {
     400: "malformed_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
     406: "not_acceptable", 409: "conflict", 412: "precondition_failed", 413: "payload_too_large",
     415: "unsupported_media_type", 422: "validation_error", 428: "precondition_required",
-    429: "too_many_requests", 500: "internal_error",
+    429: "too_many_requests", 431: "headers_too_large", 500: "internal_error", 503: "unavailable",
 }
 
 
@@ -38,7 +41,15 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
 def _from_typed(error):
     status = STATUS_BY_CODE.get(error.code, 422)
     title = error.code.replace("_", " ").capitalize()
-    return problem(status, error.code, title, error.message, **error.details)
+    headers = {"Retry-After": RETRY_AFTER_SECONDS} if status == 503 else None
+    return problem(status, error.code, title, error.message, headers=headers, **error.details)
+
+
+def _store_unavailable(error):
+    current_app.logger.warning("store unavailable: %s", error)
+    return problem(503, "store_unavailable", "Service Unavailable",
+                   "the game store does not answer; nothing was changed, retry shortly",
+                   headers={"Retry-After": RETRY_AFTER_SECONDS})
 
 
 def _from_http(error: HTTPException):
@@ -75,4 +86,6 @@ def register(app):
     app.register_error_handler(RondaError, _from_typed)
     app.register_error_handler(ServiceError, _from_typed)
     app.register_error_handler(HTTPException, _from_http)
+    for unavailable in StoreUnavailable:
+        app.register_error_handler(unavailable, _store_unavailable)
     app.register_error_handler(Exception, _unexpected)
