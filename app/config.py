@@ -32,6 +32,8 @@ class Config:
     BOT_DISPATCH = os.environ.get("RONDA_BOT_DISPATCH", "rq")
     # A bot move or turn timer overdue by this long is queued again by the sweeper (its job was lost).
     BOT_STALL_SECONDS = float(os.environ.get("RONDA_BOT_STALL_SECONDS", 5))
+    # Seat tokens derive from it (only their hashes are stored); every API process must share it.
+    SECRET_KEY = os.environ.get("RONDA_SECRET_KEY") or None
     IDEMPOTENCY_TTL = int(os.environ.get("RONDA_IDEMPOTENCY_TTL", 24 * 3600))
     # How long a request under way holds its Idempotency-Key: a request that died frees it then.
     IDEMPOTENCY_LEASE_SECONDS = int(os.environ.get("RONDA_IDEMPOTENCY_LEASE_SECONDS", 10))

@@ -5,6 +5,7 @@ compare-and-set as everything else and end quietly when what they were asked is 
 """
 
 import logging
+import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -82,10 +83,22 @@ class InProcessDispatcher:
             log.exception("background work failed")
 
 
+_PROCESS_SECRET = secrets.token_bytes(32)
+
+
+def secret_key(config: dict) -> bytes:
+    """The server secret that seat tokens derive from. Without RONDA_SECRET_KEY, one drawn for this
+    process: tokens still work everywhere (their hashes are stored), but an idempotent replay of an
+    answer with tokens needs the secret that made them, so every API process must share one."""
+    configured = config.get("SECRET_KEY")
+    return configured.encode() if configured else _PROCESS_SECRET
+
+
 def build_services(client, config: dict, in_process: bool) -> tuple[GameService, MatchService]:
     """The services wired to their stores and to the dispatcher this deployment uses."""
     dispatcher = InProcessDispatcher() if in_process else RQDispatcher(client, config["BOT_QUEUE"])
-    games = GameService(GameStore(client, config["FINISHED_GAME_TTL"]), bot_kinds=BOTS, dispatcher=dispatcher)
+    games = GameService(GameStore(client, config["FINISHED_GAME_TTL"]), secret_key(config),
+                        bot_kinds=BOTS, dispatcher=dispatcher)
     matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher)
     if in_process:
         dispatcher.games, dispatcher.matches = games, matches

@@ -27,7 +27,8 @@ class MatchService:
                                  field="bots")
         match_id = secrets.token_urlsafe(12)
         doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
-               "seed": request.get("seed") or new_seed(), "created_at": utc_now()}
+               "seed": request.get("seed") or new_seed(), "dealing": "creator_seed" if request.get("seed") else "server",
+               "created_at": utc_now()}
         self.store.create(match_id, doc)
         for index in range(doc["games_total"]):
             self.dispatcher.match_game(match_id, index)
@@ -41,7 +42,8 @@ class MatchService:
         seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
                  for entrant in played.entrants]
         try:
-            self.games.store_new_game(game_id, played.game, seats, played.events)
+            self.games.store_new_game(game_id, played.game, seats, played.events,
+                                      dealing=doc.get("dealing", "server"))
         except VersionConflict:
             pass  # stored by an earlier run of this job
         return self.store.record_game(match_id, index, game_id, tally(played))

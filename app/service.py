@@ -1,5 +1,6 @@
 """Games as resources: create, seat, view, act. The one place where HTTP-free game logic meets the store."""
 
+import base64
 import hashlib
 import hmac
 import logging
@@ -31,6 +32,13 @@ def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def _dealing(request: dict) -> str:
+    """Who chose the deal: a player who joins is told before claiming a seat."""
+    if request.get("deck") is not None:
+        return "creator_deck"
+    return "creator_seed" if request.get("seed") is not None else "server"
+
+
 @contextmanager
 def _found(game_id: str):
     """A game missing from the store is a 404 for the caller."""
@@ -40,15 +48,10 @@ def _found(game_id: str):
         raise GameNotFound(f"no game {game_id}") from None
 
 
-def _human_seat(name: str) -> tuple[dict, str]:
-    """A human seat and its secret token (256 random bits); only the token's hash is kept."""
-    token = secrets.token_urlsafe(32)
-    return {"type": "human", "name": name, "token_hash": _hash_token(token)}, token
-
-
 class GameService:
-    def __init__(self, store, bot_kinds=(), dispatcher=None):
+    def __init__(self, store, secret: bytes, bot_kinds=(), dispatcher=None):
         self.store = store
+        self.secret = secret
         self.bot_kinds = tuple(bot_kinds)
         self.dispatcher = dispatcher
 
@@ -61,18 +64,19 @@ class GameService:
         seats = request.get("seats") or [{"type": "open"}] * players
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
-        tokens, seat_docs = {}, []
-        for seat, spec in enumerate(seats):
-            seat_docs.append(self._seat_doc(seat, spec, tokens))
         game_id, timeout = secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
-        return (*self.store_new_game(game_id, game, seat_docs, game.events, timeout), tokens)
+        seat_docs = [self._seat_doc(game_id, seat, spec) for seat, spec in enumerate(seats)]
+        doc, version = self.store_new_game(game_id, game, seat_docs, game.events, timeout, _dealing(request))
+        return doc, version, self.seat_tokens(doc)
 
     def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
-                       turn_timeout_seconds: int | None = None) -> tuple[dict, int]:
+                       turn_timeout_seconds: int | None = None, dealing: str = "server") -> tuple[dict, int]:
         """Keep a new game (or a finished match game with its whole log) as a resource."""
+        salt = secrets.token_hex(16)
         doc = {
             "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
-            "seed_commitment": commitment(game.seed), "created_at": utc_now(), "updated_at": utc_now(),
+            "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,
+            "created_at": utc_now(), "updated_at": utc_now(),
             "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
         }
         doc["status"] = self._status(doc, game)
@@ -86,11 +90,31 @@ class GameService:
             self._dispatch(game_id, version, owed)
         return doc, version
 
-    def _seat_doc(self, seat, spec, tokens):
+    def _human_seat(self, game_id: str, seat: int, name: str) -> dict:
+        """A human seat: a fresh salt, and the hash of the token derived from it (see `seat_token`)."""
+        salt = secrets.token_urlsafe(16)
+        return {"type": "human", "name": name, "token_salt": salt,
+                "token_hash": _hash_token(self._derive_token(game_id, seat, salt))}
+
+    def _derive_token(self, game_id: str, seat: int, salt: str) -> str:
+        """A seat's token is an HMAC of the server's secret: the store keeps only its salt and hash,
+        so nothing in Redis lets anyone act for a seat, yet a replayed answer can give it again."""
+        mac = hmac.new(self.secret, f"{game_id}:{seat}:{salt}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+    def seat_tokens(self, doc: dict, seats=None) -> dict[int, str]:
+        """The tokens of the game's human seats (or of `seats`), derived again from their salts."""
+        return {seat: self._derive_token(doc["id"], seat, info["token_salt"])
+                for seat, info in enumerate(doc["seats"])
+                if info.get("token_salt") and (seats is None or seat in seats)}
+
+    def tokens_of(self, game_id: str, seats) -> dict[int, str]:
+        return self.seat_tokens(self._load(game_id)[1], seats)
+
+    def _seat_doc(self, game_id, seat, spec):
         kind = spec.get("type")
         if kind == "human":
-            seat_doc, tokens[seat] = _human_seat(spec.get("name") or f"Player {seat + 1}")
-            return seat_doc
+            return self._human_seat(game_id, seat, spec.get("name") or f"Player {seat + 1}")
         if kind == "bot":
             if spec.get("bot") not in self.bot_kinds:
                 raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
@@ -104,10 +128,10 @@ class GameService:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
-        doc["seats"][seat], token = _human_seat(name or f"Player {seat + 1}")
+        doc["seats"][seat] = self._human_seat(game_id, seat, name or f"Player {seat + 1}")
         game = game_from_dict(doc["engine"])
         version = self._write(doc, version, game, [])
-        return doc, version, token
+        return doc, version, self.seat_tokens(doc, [seat])[seat]
 
     # ----- reading ---------------------------------------------------------------------------
     def seat_for(self, game_id: str, token: str | None) -> int | None:
@@ -364,12 +388,14 @@ class GameService:
         engine = doc["engine"]
         return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
                 "preset": doc["rules"]["preset"], "seats": self._public_seats(doc),
-                "scores": engine["scores"], "winner": engine["winner"],
+                "scores": engine["scores"], "winner": engine["winner"], "dealing": doc.get("dealing", "server"),
                 "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
 
     def _view(self, doc, version, game, seat):
         view = observation(game, seat)
         view.update(self.summary(doc, version))
-        view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=view.get("seed"),
+        seed = view.get("seed")
+        view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=seed,
+                    seed_salt=doc.get("seed_salt") if seed is not None else None,
                     event_count=doc["event_count"], turn_timeout_seconds=doc.get("turn_timeout_seconds"))
         return view

@@ -37,7 +37,8 @@ def test_the_spectator_view_shows_no_hand_no_stock_and_only_the_seed_commitment(
     game, _ = create(client, seed="spectator")
     rv = client.get(f"/games/{game['id']}")
     assert rv.status_code == 200 and rv.json["hand"] is None and rv.json["seed"] is None
-    assert rv.json["seed_commitment"] == hashlib.sha256(b"spectator").hexdigest()
+    assert rv.json["seed_salt"] is None and rv.json["dealing"] == "creator_seed"
+    assert rv.json["seed_commitment"] != hashlib.sha256(b"spectator").hexdigest()  # salted
     assert "spectator" not in rv.get_data(as_text=True).replace(rv.json["seed_commitment"], "")
 
 
@@ -186,8 +187,9 @@ def test_events_after_n_are_the_log_as_this_viewer_may_see_it(client):
 def test_provably_fair_the_seed_revealed_at_game_over_redeals_every_round(client):
     game, tokens = create(client, preset="elaborate")
     final, _ = play_to_the_end(client, game, tokens, random.Random(5))
-    seed = final["seed"]
-    assert hashlib.sha256(seed.encode()).hexdigest() == game["seed_commitment"]
+    seed, salt = final["seed"], final["seed_salt"]
+    assert game["dealing"] == "server" and len(salt) == 32
+    assert hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest() == game["seed_commitment"]
     deals = [e for e in client.get(f"/games/{game['id']}/events?limit=2000").json if e["type"] == "deal"]
     first_deals = [e for e in deals if e["deal"] == 0]
     for deal in first_deals:
@@ -201,8 +203,24 @@ def test_provably_fair_the_seed_revealed_at_game_over_redeals_every_round(client
 
 
 def test_a_numeric_seed_is_taken_as_its_text(client):
+    game, tokens = create(client, preset="elaborate", seed=1234)
+    final, _ = play_to_the_end(client, game, tokens, random.Random(3))
+    assert final["seed"] == "1234" and final["dealing"] == "creator_seed"
+
+
+def test_a_short_seed_cannot_be_searched_out_of_the_commitment(client):
+    """The commitment covers a 128-bit salt drawn by the server: trying every short seed finds nothing."""
     game, _ = create(client, seed=1234)
-    assert game["seed_commitment"] == hashlib.sha256(b"1234").hexdigest()
+    assert game["dealing"] == "creator_seed"
+    assert all(hashlib.sha256(text.encode()).hexdigest() != game["seed_commitment"]
+               for n in range(10_000) for text in (str(n), f":{n}"))
+
+
+def test_a_game_dealt_from_a_creators_deck_says_so_in_listings_before_anyone_joins(client):
+    from app.engine import CARD_IDS
+    game, _ = create(client, deck=list(CARD_IDS), seats=[{"type": "human"}, {"type": "open"}])
+    listed = [g for g in client.get("/games?status=open&page_size=100").json if g["id"] == game["id"]]
+    assert game["dealing"] == "creator_deck" and listed[0]["dealing"] == "creator_deck"
 
 
 def test_finished_games_expire(app, client):

@@ -180,7 +180,7 @@ def test_same_seed_and_actions_give_the_same_game():
 
 def test_golden_game_on_a_fixed_seed():
     """Pins the dealing algorithm (SHAKE-256 stream, Fisher-Yates) and the rules on every machine."""
-    assert commitment("golden") == hashlib.sha256(b"golden").hexdigest()
+    assert commitment("golden", "salt") == hashlib.sha256(b"salt:golden").hexdigest()
     assert [CARD_IDS[c] for c in shuffled_deck("golden", 0)[:6]] == GOLDEN_FIRST_CARDS
     game, log = play_random_game("golden")
     digest = hashlib.sha256(json.dumps(log, sort_keys=True).encode()).hexdigest()

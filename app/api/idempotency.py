@@ -15,6 +15,7 @@ from .problems import problem
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
+TOKEN_ANSWERS = {"games.Games", "games.Seat"}  # their 201 answers carry seat tokens
 
 
 def _scope(key: str) -> str:
@@ -45,10 +46,37 @@ def replay_or_reserve():
     if stored["state"] == IN_PROGRESS:
         return problem(409, "idempotent_request_in_progress", "Conflict",
                        "the first request with this key is still running; retry in a moment")
-    response = current_app.response_class(stored["body"], status=stored["status"])
+    body = stored["body"] if stored.get("token_seats") is None else _with_tokens(stored["body"], stored["token_seats"])
+    response = current_app.response_class(body, status=stored["status"])
     response.headers.update(stored["headers"])
     response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+def _without_tokens(response) -> tuple[str, list[int] | None]:
+    """The answer as kept: seat tokens left out (the seats are listed), so nothing in Redis lets
+    anyone act for a seat. A replay derives them again from the server's secret."""
+    text = response.get_data(as_text=True)
+    if response.status_code != 201 or request.endpoint not in TOKEN_ANSWERS:
+        return text, None
+    body = json.loads(text)
+    if "tokens" in body:
+        for entry in body["tokens"]:
+            entry["token"] = None
+        return json.dumps(body, separators=(",", ":")), [entry["seat"] for entry in body["tokens"]]
+    body["token"] = None
+    return json.dumps(body, separators=(",", ":")), [body["seat"]]
+
+
+def _with_tokens(text: str, seats: list[int]) -> str:
+    body = json.loads(text)
+    tokens = current_app.extensions["ronda.service"].tokens_of(body["game"]["id"], seats)
+    if "tokens" in body:
+        for entry in body["tokens"]:
+            entry["token"] = tokens.get(entry["seat"])  # None once the seat was left to a bot
+    else:
+        body["token"] = tokens.get(body["seat"])
+    return json.dumps(body, separators=(",", ":"))
 
 
 def remember(response):
@@ -62,8 +90,9 @@ def remember(response):
             redis.delete(storage)  # the retry may run for real
             return response
         kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
+        body, token_seats = _without_tokens(response)
         record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
-                  "headers": kept, "body": response.get_data(as_text=True)}
+                  "headers": kept, "body": body, "token_seats": token_seats}
         redis.set(storage, json.dumps(record), ex=current_app.config["IDEMPOTENCY_TTL"])
     except StoreUnavailable:  # the answer stands; the key frees itself when its lease runs out
         current_app.logger.warning("idempotency record not kept: the store does not answer")

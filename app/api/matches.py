@@ -40,6 +40,8 @@ class Match(Schema):
     rules = fields.Nested(s.Rules, required=True)
     bots = fields.List(fields.String(), required=True)
     seed = fields.String(required=True)
+    dealing = fields.String(required=True, validate=validate.OneOf(("server", "creator_seed")),
+                            metadata={"description": "whether the match seed is the server's or the creator's"})
     games_total = fields.Integer(required=True)
     games_done = fields.Integer(required=True)
     seating = fields.String(required=True)

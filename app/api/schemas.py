@@ -142,6 +142,9 @@ class GameSummary(Schema):
     seats = fields.List(fields.Nested(SeatInfo), required=True)
     scores = fields.List(fields.Integer(), required=True)
     winner = fields.Integer(allow_none=True, required=True)
+    dealing = fields.String(required=True, validate=validate.OneOf(("server", "creator_seed", "creator_deck")),
+                            metadata={"description": "who chose the deal: the server's random seed, or the "
+                                                     "creator's own seed or deck (which a creator could stack)"})
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
 
@@ -150,8 +153,11 @@ class GameView(GameSummary):
     """A game as one viewer may see it: a seat (own hand) or a spectator (seat null, hand null)."""
     seat = fields.Integer(allow_none=True, required=True)
     rules = fields.Nested(Rules, required=True)
-    seed_commitment = fields.String(required=True, metadata={"description": "SHA-256 of the seed, hex"})
+    seed_commitment = fields.String(required=True, metadata={
+        "description": "SHA-256 (hex) of \"<seed_salt>:<seed>\", fixed when the game is created"})
     seed = fields.String(allow_none=True, metadata={"description": "revealed at game over"})
+    seed_salt = fields.String(allow_none=True, metadata={
+        "description": "the server's secret salt in the commitment, revealed with the seed"})
     event_count = fields.Integer(required=True)
     turn_timeout_seconds = fields.Integer(allow_none=True)
     camps = fields.List(fields.Integer(), required=True)

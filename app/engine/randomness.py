@@ -19,8 +19,10 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
-def commitment(seed: str) -> str:
-    return hashlib.sha256(seed.encode()).hexdigest()
+def commitment(seed: str, salt: str) -> str:
+    """SHA-256 of "<salt>:<seed>": the salt (drawn by the server, revealed with the seed) keeps a
+    short or guessable seed from being searched out of the commitment before the game ends."""
+    return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
 
 
 class SeedStream:

@@ -1,0 +1,202 @@
+"""Faults met as an operator meets them, injected into real processes: a Redis call failing at
+each step of a move, Redis killed, frozen and restarted under API and `ronda worker` processes,
+a request that died holding its Idempotency-Key. No fakes: real redis-server processes."""
+
+import json
+import time
+import uuid
+
+import pytest
+import redis
+
+from app import create_app
+from faults import FaultyRedis, play_human_until_over, start_worker, stop
+from http_helpers import act, bearer, seat_view
+from redis_server import OwnRedisServer
+
+PROBLEM = "application/problem+json"
+NO_LIMITS = {"RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
+
+
+@pytest.fixture
+def queue_name():
+    return f"bots-faults-{uuid.uuid4().hex[:8]}"
+
+
+def human_against_greedy(client, **rules):
+    rv = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple", **rules},
+                                     "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
+    assert rv.status_code == 201, rv.json
+    return rv.json["game"]["id"], rv.json["tokens"][0]["token"]
+
+
+def test_a_redis_failure_at_any_call_of_a_move_never_strands_the_game(redis_url, queue_name, monkeypatch):
+    """Each Redis call of a human's move (read, note, compare-and-set, queueing the bot's job) fails
+    in turn, refused or with its answer lost: the answer is 200 or a 503 problem, and the game
+    still finishes, the bot's move made by a real `ronda worker` (its sweeper when the job was lost)."""
+    faulty = FaultyRedis.to(redis_url)
+    monkeypatch.setattr("app.web.connect", lambda url: faulty)
+    app = create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
+    client = app.test_client()
+    worker = start_worker(redis_url, queue_name)
+    try:
+        game_id, token = human_against_greedy(client)
+        view = seat_view(client, game_id, token)
+        before = faulty.calls
+        assert act(client, game_id, token, view["legal_actions"][0], view["version"]).status_code == 200
+        calls_of_a_move = faulty.calls - before
+        assert calls_of_a_move >= 4  # read, note, compare-and-set, queue
+        answers = []
+        for nth in range(1, calls_of_a_move + 1):
+            for after in (False, True):
+                game_id, token = human_against_greedy(client, target=3)
+                view = seat_view(client, game_id, token)
+                faulty.fail(nth, after)
+                rv = act(client, game_id, token, view["legal_actions"][0], view["version"])
+                faulty.fail_at = None  # a move that made fewer calls was not hit
+                assert rv.status_code in (200, 503), rv.get_data(as_text=True)
+                if rv.status_code == 503:
+                    assert rv.content_type == PROBLEM and rv.headers["Retry-After"]
+                    assert rv.json["code"] in ("store_unavailable", "outcome_unknown")
+                answers.append((nth, after, rv.status_code, rv.json.get("code")))
+                started = time.monotonic()
+                final = play_human_until_over(client, game_id, token)
+                assert final["winner"] in (0, 1)
+                print(f"call {nth} failing {'after' if after else 'before'} it ran: answer {answers[-1][2:]}, "
+                      f"game over {time.monotonic() - started:.1f} s later")
+        assert {status for _, _, status, _ in answers} == {200, 503}
+        assert ("outcome_unknown" in {code for _, _, _, code in answers})
+    finally:
+        stop(worker)
+
+
+@pytest.fixture
+def own_redis():
+    server = OwnRedisServer()
+    server.start()
+    yield server
+    server.thaw()
+    server.stop()
+
+
+def test_redis_down_or_frozen_answers_503_with_retry_after_within_two_seconds(own_redis):
+    app = create_app({"REDIS_URL": own_redis.url, "BOT_DISPATCH": "inprocess", **NO_LIMITS})
+    client = app.test_client()
+    game_id, token = human_against_greedy(client)
+    for fault, mend in ((own_redis.freeze, own_redis.thaw), (own_redis.kill, own_redis.restart)):
+        fault()
+        for method, path in (("get", f"/games/{game_id}"), ("get", "/health/ready"), ("post", "/games")):
+            started = time.monotonic()
+            rv = getattr(client, method)(path, json={"players": 2} if method == "post" else None)
+            took = time.monotonic() - started
+            assert rv.status_code == 503 and rv.content_type == PROBLEM, (fault.__name__, path, rv.status_code)
+            assert rv.headers["Retry-After"] == "1" and took < 2.5, (path, took)
+        assert client.get("/health/live").status_code == 200
+        mend() if mend != own_redis.restart else own_redis._launch()
+        assert client.get("/health/ready").status_code == 200
+        assert client.get(f"/games/{game_id}").status_code == 200
+
+
+def test_workers_outlive_a_redis_restart_mid_game_and_a_killed_workers_move_is_made_again(own_redis, queue_name):
+    """Redis is killed and restarted under two running workers in the middle of a bot game: the
+    game finishes and both workers are still running. Then one worker is killed in the middle of
+    a game: the other's sweeper makes the lost move again (time printed)."""
+    app = create_app({"REDIS_URL": own_redis.url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
+    client = app.test_client()
+    workers = [start_worker(own_redis.url, queue_name) for _ in range(2)]
+    try:
+        rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 21},
+                                         "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]})
+        game_id = rv.json["game"]["id"]
+        wait_for(lambda: client.get(f"/games/{game_id}").json["version"] >= 5, 60)
+        own_redis.restart()
+        restarted = time.monotonic()
+        wait_for(lambda: client.get(f"/games/{game_id}").json["status"] == "finished", 120)
+        print(f"bot game finished {time.monotonic() - restarted:.1f} s after the Redis restart")
+        assert all(worker.poll() is None for worker in workers), "a worker quit on the restart"
+
+        rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple"},
+                                         "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]})
+        game_id = rv.json["game"]["id"]
+        wait_for(lambda: client.get(f"/games/{game_id}").json["version"] >= 5, 60)
+        workers[0].kill()
+        workers[0].wait()
+        killed_at, version = time.monotonic(), client.get(f"/games/{game_id}").json["version"]
+        wait_for(lambda: client.get(f"/games/{game_id}").json["version"] > version + 2, 60)
+        print(f"the game moved on {time.monotonic() - killed_at:.1f} s after a worker was killed")
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                stop(worker)
+
+
+def wait_for(condition, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if condition():
+                return
+        except (redis.ConnectionError, KeyError, TypeError, json.JSONDecodeError):
+            pass  # a 503 while Redis restarts
+        time.sleep(0.05)
+    raise AssertionError(f"not within {seconds} s")
+
+
+def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_lease(redis_url, monkeypatch):
+    """The record of a request under way is left as a killed process leaves it (the write of its
+    answer fails); a retry is told to wait, and after the lease the retry runs once."""
+    faulty = FaultyRedis.to(redis_url)
+    monkeypatch.setattr("app.web.connect", lambda url: faulty)
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "IDEMPOTENCY_LEASE_SECONDS": 1,
+                      **NO_LIMITS})
+    client = app.test_client()
+    headers = {"Idempotency-Key": uuid.uuid4().hex}
+    body = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
+
+    def create():
+        return client.post("/games", json=body, headers=headers)
+
+    client.post("/games", json=body)  # Lua scripts loaded: every create makes the same calls from here
+    calls_before = faulty.calls
+    first = create()
+    calls_of_a_create = faulty.calls - calls_before
+    assert first.status_code == 201
+    headers["Idempotency-Key"] = uuid.uuid4().hex
+    faulty.fail(calls_of_a_create, after=False)  # the last call: keeping the answer
+    died = create()
+    assert died.status_code == 201 and faulty.calls >= faulty.fail_at
+    waiting = create()
+    assert waiting.status_code == 409 and waiting.json["code"] == "idempotent_request_in_progress"
+    time.sleep(1.2)
+    retried, replayed = create(), create()
+    assert retried.status_code == 201 and "Idempotent-Replayed" not in retried.headers
+    assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json == retried.json
+    assert replayed.json["tokens"][0]["token"]
+    assert seat_view(client, replayed.json["game"]["id"], replayed.json["tokens"][0]["token"])["seat"] == 0
+
+
+def test_no_seat_token_can_be_read_from_redis(app, client, redis_url):
+    """Creates, claims and their idempotent retries; then every key in Redis is read: no token."""
+    tokens = []
+    for _ in range(3):
+        headers = {"Idempotency-Key": uuid.uuid4().hex}
+        body = {"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}
+        created = [client.post("/games", json=body, headers=headers) for _ in range(2)]
+        assert created[0].json == created[1].json
+        game_id = created[0].json["game"]["id"]
+        tokens.append(created[0].json["tokens"][0]["token"])
+        claim_headers = {"Idempotency-Key": uuid.uuid4().hex}
+        claims = [client.post(f"/games/{game_id}/seats/1", json={"name": "B"}, headers=claim_headers)
+                  for _ in range(2)]
+        assert claims[0].status_code == 201 and claims[0].json["token"] == claims[1].json["token"]
+        tokens.append(claims[0].json["token"])
+        assert seat_view(client, game_id, tokens[-1])["seat"] == 1
+    store = redis.Redis.from_url(redis_url)
+    dump = []
+    for key in store.scan_iter(count=1000):
+        kind = store.type(key).decode()
+        read = {"string": store.get, "hash": store.hgetall, "list": lambda k: store.lrange(k, 0, -1),
+                "set": store.smembers, "zset": lambda k: store.zrange(k, 0, -1)}.get(kind)
+        dump.append(repr(key) + repr(read(key) if read else None))
+    text = "".join(dump)
+    assert all(token not in text for token in tokens)
