@@ -230,3 +230,47 @@ def test_finished_games_expire(app, client):
     redis = app.extensions["ronda.store"].redis
     ttl = app.config["FINISHED_GAME_TTL"]
     assert 0 < redis.ttl(state_key(game["id"])) <= ttl and 0 < redis.ttl(events_key(game["id"])) <= ttl
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+@pytest.mark.parametrize("body", [
+    "[" * 30_000 + "]" * 30_000,                             # deeper than the parser can go
+    '{"players": 2, "rules": ' + '{"a": ' * 40 + "1" + "}" * 41,  # deeper than 32 levels
+    '{"players": ' + "2" * 5000 + "}",                       # more digits than int() reads
+    '{"players": 2, "seed": ' + "7" * 5000 + "}",
+])
+def test_bodies_no_parser_can_read_safely_are_422_problems(client, body):
+    rv = client.post("/games", data=body, headers=JSON)
+    assert rv.status_code == 422 and rv.content_type == PROBLEM and rv.json["field"] == "body"
+
+
+def test_huge_integers_in_an_action_are_422_and_change_nothing(client):
+    game, tokens = create(client)
+    rv = client.post(f"/games/{game['id']}/actions", data='{"type": "declare", "rank": ' + "1" * 5000 + "}",
+                     headers={**JSON, **bearer(tokens[game["awaiting"][0]]), "If-Match": '"1"'})
+    assert rv.status_code == 422 and client.get(f"/games/{game['id']}").json["version"] == 1
+
+
+@pytest.mark.parametrize("if_match", ["²", '"¹"', "³", "9" * 40])
+def test_an_if_match_that_is_no_ascii_version_is_stale(client, if_match):
+    game, tokens = create(client)
+    rv = client.post(f"/games/{game['id']}/actions", json={"type": "pass"},
+                     headers={**bearer(tokens[game["awaiting"][0]]), "If-Match": if_match})
+    assert rv.status_code == 412 and rv.content_type == PROBLEM
+
+
+@pytest.mark.parametrize("last_event_id", ["²", "99999999999999999999", "-1"])
+def test_a_last_event_id_that_is_no_event_id_is_422_before_the_stream_starts(client, last_event_id):
+    game, _ = create(client)
+    rv = client.get(f"/games/{game['id']}/stream", headers={"Last-Event-ID": last_event_id})
+    assert rv.status_code == 422 and rv.content_type == PROBLEM and rv.json["field"] == "Last-Event-ID"
+
+
+def test_leaving_a_seat_after_game_over_is_409_and_changes_nothing(client):
+    game, tokens = create(client, preset="elaborate", seed="leave-late")
+    final, _ = play_to_the_end(client, game, tokens, random.Random(1))
+    rv = client.post(f"/games/{game['id']}/seats/0/leave", json={"bot": "greedy"}, headers=bearer(tokens[0]))
+    assert rv.status_code == 409 and rv.json["code"] == "game_over"
+    assert client.get(f"/games/{game['id']}").json["version"] == final["version"]
