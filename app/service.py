@@ -91,7 +91,7 @@ class GameService:
         return doc, version
 
     def _human_seat(self, game_id: str, seat: int, name: str) -> dict:
-        """A human seat: a fresh salt, and the hash of the token derived from it (see `seat_token`)."""
+        """A human seat: a fresh salt, and the hash of the token derived from it (`_derive_token`)."""
         salt = secrets.token_urlsafe(16)
         return {"type": "human", "name": name, "token_salt": salt,
                 "token_hash": _hash_token(self._derive_token(game_id, seat, salt))}
@@ -344,7 +344,8 @@ class GameService:
             else:
                 self.dispatcher.turn_timeout(game_id, version, delay)
         except StoreUnavailable:
-            log.warning("could not queue the %s move of game %s at version %d; the sweeper will", kind, game_id, version)
+            log.warning("could not queue the %s move of game %s at version %d; the sweeper will",
+                        kind, game_id, version)
 
     @staticmethod
     def _number(doc, events):
