@@ -91,6 +91,7 @@ def test_redis_down_or_frozen_answers_503_with_retry_after_within_two_seconds(ow
             took = time.monotonic() - started
             assert rv.status_code == 503 and rv.content_type == PROBLEM, (fault.__name__, path, rv.status_code)
             assert rv.headers["Retry-After"] == "1" and took < 2.5, (path, took)
+            print(f"Redis {fault.__name__}: {method.upper()} {path.split('/')[1]} answered 503 in {took:.2f} s")
         assert client.get("/health/live").status_code == 200
         mend() if mend != own_redis.restart else own_redis._launch()
         assert client.get("/health/ready").status_code == 200
