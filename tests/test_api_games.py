@@ -274,3 +274,29 @@ def test_leaving_a_seat_after_game_over_is_409_and_changes_nothing(client):
     rv = client.post(f"/games/{game['id']}/seats/0/leave", json={"bot": "greedy"}, headers=bearer(tokens[0]))
     assert rv.status_code == 409 and rv.json["code"] == "game_over"
     assert client.get(f"/games/{game['id']}").json["version"] == final["version"]
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"players": "2"}, "players"),
+    ({"players": 2.5}, "players"),
+    ({"players": True}, "players"),
+    ({"players": 2, "rules": {"teams": "yes"}}, "rules.teams"),
+    ({"players": 2, "rules": {"capture_runs": 1}}, "rules.capture_runs"),
+    ({"players": 2, "rules": {"target": 1001}}, "rules.target"),
+    ({"players": 2, "rules": {"target": 10**18}}, "rules.target"),
+    ({"players": 2, "rules": {"missa_points": 101}}, "rules.missa_points"),
+    ({"players": 2, "rules": {"announce": {"ronda_points": "1"}}}, "rules.announce.ronda_points"),
+    ({"players": 2, "rules": {"preset": "c" * 41}}, "rules.preset"),
+    ({"players": 2, "seats": [{"type": "bot", "bot": "b" * 41}, {"type": "open"}]}, "seats.0.bot"),
+    ({"players": 2, "turn_timeout_seconds": "30"}, "turn_timeout_seconds"),
+])
+def test_out_of_bounds_or_wrongly_typed_fields_are_422_naming_the_field(client, body, field):
+    """Every request's work is bounded, and nothing is coerced: the creator asks for what it means."""
+    rv = client.post("/games", json=body)
+    assert rv.status_code == 422 and rv.content_type == PROBLEM
+    assert field in [error["field"] for error in rv.json["errors"]]
+
+
+def test_the_largest_target_is_accepted(client):
+    rv = client.post("/games", json={"players": 2, "rules": {"preset": "classic", "target": 1000}})
+    assert rv.status_code == 201 and rv.json["game"]["rules"]["target"] == 1000

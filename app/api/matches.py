@@ -17,9 +17,9 @@ def matches():
 
 class CreateMatchRequest(Schema):
     rules = fields.Nested(s.RuleOptions, metadata={"example": {"preset": "classic"}})
-    bots = fields.List(fields.String(), required=True, validate=validate.Length(min=2, max=4),
+    bots = fields.List(fields.String(validate=s.NAME), required=True, validate=validate.Length(min=2, max=4),
                        metadata={"description": "one bot kind per seat", "example": ["expert", "greedy"]})
-    games = fields.Integer(required=True, validate=validate.Range(min=1, max=MAX_GAMES), metadata={"example": 20})
+    games = s.Integer(required=True, validate=validate.Range(min=1, max=MAX_GAMES), metadata={"example": 20})
     seed = fields.String(validate=validate.Length(min=1, max=128))
 
 

@@ -7,6 +7,27 @@ from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 ACTION_TYPES = ("play", "declare", "pass")
 DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
 MAX_COUNTER = 2**31 - 1  # versions and event ids stay far below; Redis indexes are 64-bit
+MAX_TARGET = 1000  # RULES.md's largest preset target is 81; a game to 1,000 still ends
+MAX_POINTS = 100  # any one option's points
+NAME = validate.Length(max=40)
+
+
+class Integer(fields.Integer):
+    """An integer in the JSON body, never coerced: "2", 2.5 and true are refused."""
+
+    def __init__(self, **kwargs):
+        super().__init__(strict=True, **kwargs)
+
+
+class Boolean(fields.Boolean):
+    """true or false, never coerced: "yes", 1 and "true" are refused."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 CARD_ID = validate.Regexp(r"^(1|2|3|4|5|6|7|10|11|12)[oceb]$", error="not a card id such as '7o' or '12b'")
 
 
@@ -14,26 +35,26 @@ class AnnounceOptions(Schema):
     when = fields.String(validate=validate.OneOf(WHEN))
     scoring = fields.String(validate=validate.OneOf(SCORING))
     tie = fields.String(validate=validate.OneOf(TIE))
-    double_ronda = fields.Boolean()
-    all_four_lowest = fields.Boolean()
-    undeclared_penalty = fields.Boolean()
-    ronda_points = fields.Integer(validate=validate.Range(min=0))
-    tringa_points = fields.Integer(validate=validate.Range(min=0))
+    double_ronda = Boolean()
+    all_four_lowest = Boolean()
+    undeclared_penalty = Boolean()
+    ronda_points = Integer(validate=validate.Range(min=0, max=MAX_POINTS))
+    tringa_points = Integer(validate=validate.Range(min=0, max=MAX_POINTS))
 
 
 class RuleOptions(Schema):
     """A preset and the options that override it (RULES.md §8)."""
-    preset = fields.String(metadata={"example": "classic"})
-    teams = fields.Boolean()
+    preset = fields.String(validate=NAME, metadata={"example": "classic"})
+    teams = Boolean()
     deal = fields.String(validate=validate.OneOf(DEAL))
-    table_restriction = fields.Boolean()
-    capture_runs = fields.Boolean()
+    table_restriction = Boolean()
+    capture_runs = Boolean()
     streak = fields.String(validate=validate.OneOf(STREAK))
-    missa_points = fields.Integer(validate=validate.Range(min=0))
-    missa_last_card = fields.Boolean()
+    missa_points = Integer(validate=validate.Range(min=0, max=MAX_POINTS))
+    missa_last_card = Boolean()
     announce = fields.Nested(AnnounceOptions)
-    dealer_last_card = fields.Boolean()
-    target = fields.Integer(validate=validate.Range(min=1))
+    dealer_last_card = Boolean()
+    target = Integer(validate=validate.Range(min=1, max=MAX_TARGET))
     win = fields.String(validate=validate.OneOf(WIN))
 
 
@@ -67,8 +88,8 @@ class Rules(Schema):
 
 class SeatRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
-    name = fields.String(validate=validate.Length(max=40), metadata={"example": "Amina"})
-    bot = fields.String(metadata={"description": "bot kind, for type bot", "example": "greedy"})
+    name = fields.String(validate=NAME, metadata={"example": "Amina"})
+    bot = fields.String(validate=NAME, metadata={"description": "bot kind, for type bot", "example": "greedy"})
 
 
 class CreateGameRequest(Schema):
@@ -79,33 +100,35 @@ class CreateGameRequest(Schema):
             data = {**data, "seed": str(data["seed"])}
         return data
 
-    players = fields.Integer(required=True, validate=validate.Range(min=2, max=4), metadata={"example": 2})
+    players = Integer(required=True, validate=validate.Range(min=2, max=4), metadata={"example": 2})
     rules = fields.Nested(RuleOptions, metadata={"example": {"preset": "classic"}})
     seats = fields.List(fields.Nested(SeatRequest), validate=validate.Length(min=2, max=4),
                         metadata={"example": [{"type": "human", "name": "Amina"}, {"type": "open"}]})
     seed = fields.String(validate=validate.Length(min=1, max=128))
     deck = fields.List(fields.String(validate=CARD_ID), validate=validate.Length(equal=40),
                        metadata={"description": "first-round deck order, front first"})
-    first_dealer = fields.Integer(validate=validate.Range(min=0, max=3))
-    turn_timeout_seconds = fields.Integer(validate=validate.Range(min=1, max=86400), metadata={
+    first_dealer = Integer(validate=validate.Range(min=0, max=3))
+    turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=86400), metadata={
         "description": "when a human's turn lasts longer, a fallback bot plays for that seat"})
 
 
 class LeaveSeatRequest(Schema):
-    bot = fields.String(load_default="greedy", metadata={"description": "the bot that takes the seat over"})
+    bot = fields.String(load_default="greedy", validate=NAME,
+                        metadata={"description": "the bot that takes the seat over"})
 
 
 class ClaimSeatRequest(Schema):
-    name = fields.String(validate=validate.Length(max=40), metadata={"example": "Youssef"})
+    name = fields.String(validate=NAME, metadata={"example": "Youssef"})
 
 
 class ActionRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES), metadata={"example": "play"})
     card = fields.String(validate=CARD_ID, metadata={"example": "7o"})
-    declare = fields.Boolean(metadata={"description": "with play, on_turn timing: declare before the card"})
+    declare = Boolean(metadata={"description": "with play, on_turn timing: declare before the card"})
     kind = fields.String(validate=validate.OneOf(DECLARATION_KINDS),
                          metadata={"description": "with declare: optional, must be what the hand holds"})
-    rank = fields.Integer(metadata={"description": "with declare: optional, must be what the hand holds"})
+    rank = Integer(validate=validate.Range(min=1, max=12),
+                   metadata={"description": "with declare: optional, must be what the hand holds"})
 
 
 class Action(Schema):
