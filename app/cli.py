@@ -2,7 +2,10 @@
 
 import argparse
 import json
+import os
 import sys
+import time
+from importlib.metadata import version
 
 from .embedded import DEFAULT_DATA_DIR
 
@@ -68,27 +71,64 @@ def worker(args):
 def match(args):
     """A bot-only match on this machine, no server: the same games the /matches workers play."""
     from multiprocessing import Pool
+    from .bots import BOTS
     from .engine import new_seed, rules_from_request
     from .matches import standings
     bots = args.bots.split(",")
+    unknown = [bot for bot in bots if bot not in BOTS]
+    if unknown:
+        args.parser.error(f"--bots: unknown bot(s) {', '.join(unknown)}; bots: {', '.join(BOTS)}")
     rules = rules_from_request({"preset": args.preset})
     rules.check_players(len(bots))
     seed = args.seed or new_seed()
     totals = {}
+    progress = Progress(args.games, sys.stderr)
     with Pool(args.jobs) as pool:
         tasks = [(args.preset, bots, seed, i) for i in range(args.games)]
-        for done, increments in enumerate(pool.imap_unordered(_match_game, tasks), start=1):
+        for increments in pool.imap_unordered(_match_game, tasks):
             for key, value in increments.items():
                 totals[key] = totals.get(key, 0) + value
-            bar = "#" * (30 * done // args.games)
-            print(f"\r[{bar:<30}] {done}/{args.games}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+            progress.step()
+    progress.close()
     print(f"{args.preset}, {len(bots)} players, {args.games} games, seed {seed}; seats rotate, decks in duplicate")
     print(f"{'entrant':<10}{'bot':<10}{'wins':>6}{'win rate':>10}  {'Wilson 95%':<18}{'points':>8}{'ms/move':>9}")
     for row in standings(bots, totals):
         print(f"{row['entrant']:<10}{row['bot']:<10}{row['wins']:>6}{row['win_rate']:>10.1%}  "
               f"[{row['win_rate_low']:.1%}, {row['win_rate_high']:.1%}]{'':<3}{row['mean_points']:>8.1f}"
               f"{row['mean_ms_per_move']:>9.2f}")
+
+
+class Progress:
+    """A bar with rate and ETA on a terminal, redrawn in place; elsewhere (a log, a pipe) a plain
+    line at each tenth, with no carriage-return frames."""
+
+    def __init__(self, total, out):
+        self.total, self.out, self.done = total, out, 0
+        self.started = time.monotonic()
+        self.live = out.isatty()
+
+    def step(self):
+        self.done += 1
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if elapsed else 0.0
+        eta = (self.total - self.done) / rate if rate else 0.0
+        text = f"{self.done}/{self.total} games, {rate:.1f} games/s, ETA {eta:.0f} s"
+        if self.live:
+            bar = "#" * (30 * self.done // self.total)
+            print(f"\r[{bar:<30}] {text}", end="", file=self.out, flush=True)
+        elif self.done == self.total or self.done % max(1, self.total // 10) == 0:
+            print(text, file=self.out, flush=True)
+
+    def close(self):
+        if self.live:
+            print(file=self.out)
+
+
+def positive_int(text: str) -> int:
+    value = int(text) if text.isascii() and text.isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return value
 
 
 def _match_game(task):
@@ -100,6 +140,7 @@ def _match_game(task):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ronda", description="Ronda as a service")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('ronda-service')}")
     commands = parser.add_subparsers(dest="command", required=True)
     cmd = commands.add_parser("serve", help="start the HTTP API",
                               description="Start the HTTP API. Without REDIS_URL it keeps games in an embedded "
@@ -120,10 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
                                           "print wins, win rates with Wilson 95% intervals, points and ms per move.")
     cmd.add_argument("--preset", default="classic")
     cmd.add_argument("--bots", required=True, help="one bot kind per seat, e.g. expert,greedy")
-    cmd.add_argument("--games", type=int, default=100)
+    cmd.add_argument("--games", type=positive_int, default=100)
     cmd.add_argument("--seed", help="match seed (random when omitted)")
-    cmd.add_argument("--jobs", type=int, default=1, help="processes")
-    cmd.set_defaults(run=match)
+    cmd.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
+                     help="processes (default: the cores, %(default)s)")
+    cmd.set_defaults(run=match, parser=cmd)
     cmd = commands.add_parser("openapi", help="write the OpenAPI spec the code generates",
                               description="Write the OpenAPI document (JSON) that the running code serves.")
     cmd.add_argument("--output", default="-", help="file to write, '-' for standard output")
@@ -136,8 +178,9 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
-    except RondaError as error:
-        sys.exit(f"ronda {args.command}: {error}")
+    except RondaError as error:  # a request the rules refuse: a usage error, like argparse's own
+        print(f"ronda {args.command}: {error}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -24,4 +24,22 @@ def test_a_match_runs_without_a_server_and_prints_a_result_table():
 
 def test_an_impossible_match_is_refused_with_the_reason():
     result = ronda("match", "--preset", "traditional", "--bots", "random,random,random", "--games", "1")
-    assert result.returncode != 0 and "deal" in result.stderr
+    assert result.returncode == 2 and "deal" in result.stderr
+
+
+def test_the_version_is_printed():
+    result = ronda("--version")
+    assert result.returncode == 0 and result.stdout.startswith("ronda 0.")
+
+
+def test_bad_match_input_is_a_usage_error_without_a_traceback():
+    for args in (("--games", "0"), ("--games", "x"), ("--bots", "greedy,nobody"), ("--jobs", "-1")):
+        options = {"--bots": "greedy,random", "--games": "2", **dict([args])}
+        result = ronda("match", *[x for pair in options.items() for x in pair])
+        assert result.returncode == 2 and "Traceback" not in result.stderr and "usage" in result.stderr, args
+
+
+def test_progress_to_a_pipe_is_plain_lines_with_rate_and_eta():
+    result = ronda("match", "--preset", "simple", "--bots", "greedy,random", "--games", "10", "--seed", "pipe")
+    assert result.returncode == 0 and "\r" not in result.stderr
+    assert "10/10 games" in result.stderr and "games/s, ETA" in result.stderr
