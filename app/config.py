@@ -38,6 +38,8 @@ class Config:
     IDEMPOTENCY_TTL = int(os.environ.get("RONDA_IDEMPOTENCY_TTL", 24 * 3600))
     # How long a request under way holds its Idempotency-Key: a request that died frees it then.
     IDEMPOTENCY_LEASE_SECONDS = int(os.environ.get("RONDA_IDEMPOTENCY_LEASE_SECONDS", 10))
+    # Match games one client (address) may have running at once; 0 turns the cap off.
+    MATCH_GAMES_PER_CLIENT = int(os.environ.get("RONDA_MATCH_GAMES_PER_CLIENT", 2000))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

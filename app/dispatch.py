@@ -23,9 +23,15 @@ MATCH_GAME_TIMEOUT = 600
 JOB_RETRY = Retry(max=2, interval=[1, 5])
 
 
+def match_queue_name(live_queue: str) -> str:
+    """Match games have a queue of their own, so live games' bot moves never wait behind them."""
+    return f"{live_queue}-matches"
+
+
 class RQDispatcher:
     def __init__(self, connection, queue_name: str):
         self.queue = Queue(queue_name, connection=connection)
+        self.match_queue = Queue(match_queue_name(queue_name), connection=connection)
 
     def bot_turn(self, game_id: str, version: int):
         # One job id per game version: a re-enqueue (the sweeper's) replaces a lost job.
@@ -42,7 +48,7 @@ class RQDispatcher:
             self.queue.enqueue("workers.jobs.expire_turn", game_id, version, **options)
 
     def match_game(self, match_id: str, index: int):
-        self.queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
+        self.match_queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
                            job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
 
 

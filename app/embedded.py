@@ -32,7 +32,7 @@ def start_embedded_redis(data_dir: Path) -> str | None:
     process = subprocess.Popen(
         [binary, "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700", "--dir", str(data_dir),
          "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
     atexit.register(_stop, process)
     url = f"unix://{socket}"
     client = redis.Redis.from_url(url)
@@ -57,8 +57,9 @@ def persistent_secret(data_dir: Path) -> str:
     return path.read_text().strip()
 
 
-def _die_with_parent():
-    """The server goes when `ronda serve` goes, even when it is killed (Linux; elsewhere atexit)."""
+def die_with_parent():
+    """This process goes when its parent goes, even when the parent is killed (Linux; elsewhere the
+    parent's own clean-up): the embedded server with `ronda serve`, the match worker with `ronda worker`."""
     try:
         ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except OSError:

@@ -43,5 +43,9 @@ class InvalidRequest(ServiceError):
     code = "invalid_request"
 
 
+class TooManyMatchGames(ServiceError):
+    code = "too_many_match_games"
+
+
 class OutcomeUnknown(ServiceError):
     code = "outcome_unknown"

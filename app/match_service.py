@@ -3,7 +3,7 @@
 import secrets
 
 from .engine import new_seed, rules_from_dict, rules_from_request
-from .errors import GameNotFound, InvalidRequest
+from .errors import GameNotFound, InvalidRequest, TooManyMatchGames
 from .matches import play_game, seating, standings, tally
 from .service import utc_now
 from .store import GameMissing, VersionConflict
@@ -17,7 +17,8 @@ class MatchService:
         self.games = games
         self.dispatcher = dispatcher
 
-    def create_match(self, request: dict) -> dict:
+    def create_match(self, request: dict, client: str, cap: int) -> dict:
+        """Queue a match for `client` (an address), whose running match games may not pass `cap` (0: no cap)."""
         bots = request["bots"]
         rules = rules_from_request(request.get("rules"))
         rules.check_players(len(bots))
@@ -25,8 +26,12 @@ class MatchService:
         if unknown:
             raise InvalidRequest(f"bots: unknown bot kind(s) {unknown}; kinds: {', '.join(self.games.bot_kinds)}",
                                  field="bots")
+        if cap and not self.store.reserve_games(client, request["games"], cap):
+            raise TooManyMatchGames(f"more than {cap} match games would be running for this client; "
+                                    "wait for its matches to finish")
         match_id = secrets.token_urlsafe(12)
         doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
+               "client": client if cap else None,
                "seed": request.get("seed") or new_seed(), "dealing": "creator_seed" if request.get("seed") else "server",
                "created_at": utc_now()}
         self.store.create(match_id, doc)
@@ -46,13 +51,17 @@ class MatchService:
                                       dealing=doc.get("dealing", "server"))
         except VersionConflict:
             pass  # stored by an earlier run of this job
-        return self.store.record_game(match_id, index, game_id, tally(played))
+        recorded = self.store.record_game(match_id, index, game_id, tally(played))
+        if recorded and doc.get("client"):
+            self.store.release_game(doc["client"])
+        return recorded
 
     def status(self, match_id: str) -> dict:
         doc, totals = self._load(match_id)
         done = int(totals.get("games_done", 0))
         status = "finished" if done >= doc["games_total"] else "running"
-        return {**doc, "status": status, "games_done": done, "entrants": standings(doc["bots"], totals),
+        public = {key: value for key, value in doc.items() if key != "client"}  # an address is not public
+        return {**public, "status": status, "games_done": done, "entrants": standings(doc["bots"], totals),
                 "seating": "seats rotate every game; each deck is dealt once per rotation (duplicate)",
                 "first_seating": seating(len(doc["bots"]), 0)}
 

@@ -56,6 +56,16 @@ return 1
 """
 
 
+# KEYS: a client's running match games. ARGV: games asked for, cap, ttl. Adds them unless over the cap.
+_RESERVE_MATCH_GAMES = """
+local running = tonumber(redis.call('GET', KEYS[1]) or '0')
+if running + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return -1 end
+local now = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return now
+"""
+
+
 # KEYS: due moves set. ARGV: game id, the score it was read with. Drops it unless noted again since.
 _FORGET_DUE_MOVE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -116,6 +126,10 @@ def match_done_key(match_id: str) -> str:
 
 def match_games_key(match_id: str) -> str:
     return f"{{match:{match_id}}}:games"
+
+
+def match_games_running_key(client: str) -> str:
+    return f"matches:running:{client}"
 
 
 def status_index_key(status: str) -> str:
@@ -274,6 +288,17 @@ class MatchStore:
         self.redis = client
         self.ttl = ttl
         self._record = client.register_script(_RECORD_MATCH_GAME)
+        self._reserve = client.register_script(_RESERVE_MATCH_GAMES)
+
+    def reserve_games(self, client: str, games: int, cap: int) -> bool:
+        """Count `games` more running match games for `client`, unless that would pass `cap`.
+        The count lives as long as a match's records, so games never released do not block forever."""
+        return self._reserve(keys=[match_games_running_key(client)], args=[games, cap, self.ttl]) >= 0
+
+    def release_game(self, client: str):
+        key = match_games_running_key(client)
+        if self.redis.decr(key) <= 0:
+            self.redis.delete(key)
 
     def create(self, match_id: str, doc: dict):
         self.redis.set(match_key(match_id), _dump(doc), ex=self.ttl, nx=True)

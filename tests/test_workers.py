@@ -12,6 +12,7 @@ from rq import Queue, SimpleWorker
 
 from app import create_app
 from app.bots import choose_action
+from app.dispatch import match_queue_name
 from app.store import connect, state_key
 from http_helpers import act, seat_view
 
@@ -29,7 +30,9 @@ def rq_app(redis_url, queue_name):
 
 
 def run_queue(redis_url, queue_name):
-    SimpleWorker([Queue(queue_name, connection=connect(redis_url))], connection=connect(redis_url)).work(burst=True)
+    connection = connect(redis_url)
+    queues = [Queue(name, connection=connection) for name in (queue_name, match_queue_name(queue_name))]
+    SimpleWorker(queues, connection=connection).work(burst=True)
 
 
 def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_url, queue_name):
@@ -184,7 +187,8 @@ def test_a_small_match_end_to_end_through_the_api(rq_app, redis_url, queue_name)
 
 def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, queue_name):
     matches = rq_app.extensions["ronda.matches"]
-    match = matches.create_match({"bots": ["random", "random"], "games": 1, "rules": {"preset": "simple"}})
+    match = matches.create_match({"bots": ["random", "random"], "games": 1, "rules": {"preset": "simple"}},
+                                 "test-client", cap=0)
     assert matches.play_match_game(match["id"], 0) is True
     assert matches.play_match_game(match["id"], 0) is False
     assert matches.status(match["id"])["games_done"] == 1
@@ -201,3 +205,45 @@ def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
     run_queue(redis_url, queue_name)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
     assert events and events[0]["type"] == "turn_timeout" and events[0]["seat"] == game["awaiting"][0]
+
+
+def test_a_live_games_bot_reply_does_not_wait_behind_a_2000_game_match(rq_app, redis_url, queue_name):
+    """One `ronda worker` with 2,000 expert games queued (about an hour and a half of work): a
+    human's game still gets its bot's move at once, from the worker's live-moves process."""
+    client = rq_app.test_client()
+    worker = start_worker(redis_url, queue_name)
+    try:
+        rv = client.post("/matches", json={"bots": ["expert", "expert"], "games": 2000})
+        assert rv.status_code == 202
+        match_queue = Queue(match_queue_name(queue_name), connection=connect(redis_url))
+        deadline = time.time() + 30
+        while match_queue.count > 1999 - 1 and time.time() < deadline:  # the match worker took its first game
+            time.sleep(0.05)
+        created = time.monotonic()
+        game = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
+            {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]
+        while client.get(f"/games/{game['id']}").json["awaiting"] != [0] and time.monotonic() - created < 20:
+            time.sleep(0.02)
+        waited = time.monotonic() - created
+        print(f"bot reply {waited:.2f} s after the game was created, behind {match_queue.count} match games")
+        assert client.get(f"/games/{game['id']}").json["awaiting"] == [0], "the bot's move waited behind the match"
+        assert match_queue.count > 1900
+    finally:
+        Queue(match_queue_name(queue_name), connection=connect(redis_url)).empty()
+        worker.terminate()
+        worker.wait(timeout=30)
+
+
+def test_running_match_games_are_capped_per_client(redis_url, queue_name):
+    app = create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq",
+                      "MATCH_GAMES_PER_CLIENT": 10, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.9.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"}
+    body = {"bots": ["random", "random"], "rules": {"preset": "simple"}}
+    assert client.post("/matches", json={**body, "games": 6}, environ_base=address).status_code == 202
+    refused = client.post("/matches", json={**body, "games": 5}, environ_base=address)
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_match_games"
+    assert refused.headers["Retry-After"] and refused.content_type == "application/problem+json"
+    run_queue(redis_url, queue_name)  # the six games finish and are released
+    assert client.post("/matches", json={**body, "games": 5}, environ_base=address).status_code == 202
+    run_queue(redis_url, queue_name)

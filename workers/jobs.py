@@ -3,13 +3,14 @@
 from rq import get_current_job
 
 from app.config import settings
-from app.dispatch import build_services
+from app.dispatch import build_services, match_queue_name
 
 
 def _services():
     job = get_current_job()
-    # Follow-up work goes to the queue this job came from.
-    return build_services(job.connection, settings() | {"BOT_QUEUE": job.origin}, in_process=False)
+    # Follow-up work goes to the live queue of the deployment this job came from.
+    live_queue = job.origin.removesuffix(match_queue_name(""))
+    return build_services(job.connection, settings() | {"BOT_QUEUE": live_queue}, in_process=False)
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:

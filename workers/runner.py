@@ -6,13 +6,15 @@ A job cut off by the outage is not lost for good: the sweeper queues the move ag
 """
 
 import logging
+import multiprocessing
 import threading
 import time
 
 from rq import SimpleWorker
 
 from app.config import settings
-from app.dispatch import build_services, sweep_forever
+from app.dispatch import build_services, match_queue_name, sweep_forever
+from app.embedded import die_with_parent
 from app.store import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
@@ -31,26 +33,43 @@ class BotWorker(SimpleWorker):
 
 
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False):
+    """Two processes: this one takes live games' bot moves alone, so they never wait behind a
+    match game, and sweeps; a child takes live moves first and match games when there are none."""
+    queues = [queue_name, match_queue_name(queue_name)]
+    matches = multiprocessing.get_context("fork").Process(target=_work, args=(redis_url, queues, burst),
+                                                          name="ronda-match-worker")
+    matches.start()
     connection = connect(redis_url, socket_timeout=None)
     service, _ = build_services(connection, settings(), in_process=False)
     stop = threading.Event()
-    sweeper = threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True)
-    sweeper.start()
-    backoff = 0.5
+    threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True).start()
     try:
-        while True:
-            worker = BotWorker([queue_name], connection=connection)
-            started = time.monotonic()
-            try:
-                worker.work(burst=burst, with_scheduler=True)
-            except StoreUnavailable as error:  # met while registering or tearing down
-                log.warning("worker lost the store: %s", error)
-            if burst or worker.stop_requested:
-                return
-            if time.monotonic() - started > 60:
-                backoff = 0.5
-            log.warning("worker stopped on a store error; starting again in %.1f s", backoff)
-            time.sleep(backoff)
-            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+        _work(redis_url, [queue_name], burst, connection)
     finally:
         stop.set()
+        matches.terminate()
+        matches.join(10)
+        if matches.is_alive():
+            matches.kill()
+
+
+def _work(redis_url, queues, burst, connection=None):
+    """Run RQ on `queues` (in priority order) until asked to stop, starting again after a store error."""
+    if connection is None:  # the match worker's own process
+        die_with_parent()
+        connection = connect(redis_url, socket_timeout=None)
+    backoff = 0.5
+    while True:
+        worker = BotWorker(queues, connection=connection)
+        started = time.monotonic()
+        try:
+            worker.work(burst=burst, with_scheduler=True)
+        except StoreUnavailable as error:  # met while registering or tearing down
+            log.warning("worker lost the store: %s", error)
+        if burst or worker.stop_requested:
+            return
+        if time.monotonic() - started > 60:
+            backoff = 0.5
+        log.warning("worker stopped on a store error; starting again in %.1f s", backoff)
+        time.sleep(backoff)
+        backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)

@@ -18,7 +18,7 @@ PROBLEM_DESCRIPTIONS = {
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
     428: "If-Match is required",
-    429: "Rate limit reached (see Retry-After)",
+    429: "Rate limit, or running match games per client, reached (see Retry-After)",
     503: "The store does not answer (see Retry-After), or it stopped answering during a write "
          "(code outcome_unknown: read the view before acting again)",
 }
@@ -68,6 +68,11 @@ def _documented(view, document):
 
 def service():
     return current_app.extensions["ronda.service"]
+
+
+def request_address() -> str:
+    """The client's address (the proxy's view of it when RONDA_TRUSTED_PROXIES is set)."""
+    return request.remote_addr or "unknown"
 
 
 def bearer_token() -> str | None:

@@ -10,6 +10,7 @@ import json
 from flask import current_app, g, request
 
 from ..store import StoreUnavailable, idempotency_key
+from .common import request_address
 from .problems import problem
 
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
@@ -19,7 +20,7 @@ TOKEN_ANSWERS = {"games.Games", "games.Seat"}  # their 201 answers carry seat to
 
 
 def _scope(key: str) -> str:
-    caller = request.headers.get("Authorization") or request.remote_addr or ""
+    caller = request.headers.get("Authorization") or request_address()
     raw = f"{request.method} {request.path} {caller} {key}"
     return hashlib.sha256(raw.encode()).hexdigest()
 

@@ -6,6 +6,7 @@ import time
 from flask import current_app, request
 
 from ..store import rate_limit_key
+from .common import request_address
 from .problems import problem
 
 WINDOW = 60
@@ -21,7 +22,7 @@ def enforce_rate_limits():
         return None
     config = current_app.config
     window = int(time.time() // WINDOW)
-    checks = [("address", request.remote_addr or "unknown", config["RATE_LIMIT_PER_ADDRESS"])]
+    checks = [("address", request_address(), config["RATE_LIMIT_PER_ADDRESS"])]
     token = request.headers.get("Authorization")
     if token:
         checks.append(("token", hashlib.sha256(token.encode()).hexdigest(), config["RATE_LIMIT_PER_TOKEN"]))

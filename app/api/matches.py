@@ -6,7 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from ..match_service import MAX_GAMES
 from . import schemas as s
-from .common import Blueprint, documents_problems
+from .common import Blueprint, documents_problems, request_address
 
 blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
 
@@ -58,7 +58,7 @@ class Matches(MethodView):
     @documents_problems(blp, 422)
     def post(self, request):
         """Start a bot-only match"""
-        match = matches().create_match(request)
+        match = matches().create_match(request, request_address(), current_app.config["MATCH_GAMES_PER_CLIENT"])
         return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
 
 

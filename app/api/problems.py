@@ -14,9 +14,9 @@ STATUS_BY_CODE = {
     "card_not_in_hand": 422, "declaration_not_held": 422, "invalid_request": 422,
     "not_your_turn": 409, "game_over": 409, "seat_taken": 409, "game_not_started": 409,
     "game_not_found": 404, "invalid_token": 401, "if_match_required": 428, "stale_version": 412,
-    "outcome_unknown": 503,
+    "outcome_unknown": 503, "too_many_match_games": 429,
 }
-RETRY_AFTER_SECONDS = "1"  # a Redis restart or failover is over in seconds
+RETRY_AFTER_SECONDS = {503: "1", 429: "60"}  # a Redis restart is over in seconds; a match game in a minute
 
 CODE_BY_STATUS = {
     400: "malformed_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
@@ -41,7 +41,7 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
 def _from_typed(error):
     status = STATUS_BY_CODE.get(error.code, 422)
     title = error.code.replace("_", " ").capitalize()
-    headers = {"Retry-After": RETRY_AFTER_SECONDS} if status == 503 else None
+    headers = {"Retry-After": RETRY_AFTER_SECONDS[status]} if status in RETRY_AFTER_SECONDS else None
     return problem(status, error.code, title, error.message, headers=headers, **error.details)
 
 
@@ -49,7 +49,7 @@ def _store_unavailable(error):
     current_app.logger.warning("store unavailable: %s", error)
     return problem(503, "store_unavailable", "Service Unavailable",
                    "the game store does not answer; nothing was changed, retry shortly",
-                   headers={"Retry-After": RETRY_AFTER_SECONDS})
+                   headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
 
 
 def _from_http(error: HTTPException):
