@@ -26,6 +26,9 @@ class Config:
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None
     EMBEDDED = False  # `ronda serve` without REDIS_URL: its own redis-server (app/embedded.py)
+    # How long a game is kept (seconds) since its last write: open (unclaimed), active, finished.
+    OPEN_GAME_TTL = int(os.environ.get("RONDA_OPEN_GAME_TTL", 24 * 3600))
+    ACTIVE_GAME_TTL = int(os.environ.get("RONDA_ACTIVE_GAME_TTL", 7 * 24 * 3600))
     FINISHED_GAME_TTL = int(os.environ.get("RONDA_FINISHED_GAME_TTL", 7 * 24 * 3600))
     BOT_QUEUE = os.environ.get("RONDA_BOT_QUEUE", "bots")
     # "rq": bot moves go to RQ workers (`ronda worker`); "inprocess": threads of the API process.

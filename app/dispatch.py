@@ -7,6 +7,7 @@ compare-and-set as everything else and end quietly when what they were asked is 
 import logging
 import secrets
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
@@ -89,13 +90,21 @@ class InProcessDispatcher:
             log.exception("background work failed")
 
 
+LISTING_PRUNE_SECONDS = 60
+
+
 def sweep_forever(service, stall_seconds: float, stop: threading.Event):
-    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job."""
+    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job.
+    Once a minute the listings drop the games that expired."""
+    next_prune = 0.0
     while not stop.wait(max(0.5, stall_seconds / 3)):
         try:
             count = service.redispatch_stalled(stall_seconds)
             if count:
                 log.warning("re-dispatched %d overdue move(s)", count)
+            if time.monotonic() >= next_prune:
+                next_prune = time.monotonic() + LISTING_PRUNE_SECONDS
+                service.prune_listings()
         except StoreUnavailable as error:
             log.warning("sweep skipped, the store does not answer: %s", error)
         except Exception:
@@ -116,7 +125,9 @@ def secret_key(config: dict) -> bytes:
 def build_services(client, config: dict, in_process: bool) -> tuple[GameService, MatchService]:
     """The services wired to their stores and to the dispatcher this deployment uses."""
     dispatcher = InProcessDispatcher() if in_process else RQDispatcher(client, config["BOT_QUEUE"])
-    games = GameService(GameStore(client, config["FINISHED_GAME_TTL"]), secret_key(config),
+    ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
+                     "finished": config["FINISHED_GAME_TTL"]}
+    games = GameService(GameStore(client, ttl_by_status), secret_key(config),
                         bot_kinds=BOTS, dispatcher=dispatcher)
     matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher)
     if in_process:

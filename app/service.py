@@ -282,6 +282,12 @@ class GameService:
                 self.store.note_due_move(game_id, now, later=True)  # looked at again after another stall
         return stalled
 
+    def prune_listings(self, limit: int = 1000) -> int:
+        """Drop expired games from the listings, also those nobody lists (they would grow forever)."""
+        now = time.time()
+        return sum(self.store.prune_index(status, now - ttl, limit)
+                   for status, ttl in self.store.ttl_by_status.items() if ttl)
+
     def redispatch_stalled(self, older_than_seconds: float) -> int:
         stalled = self.stalled_games(older_than_seconds)
         for game_id, version, kind in stalled:

@@ -16,7 +16,7 @@ from redis.retry import Retry
 log = logging.getLogger(__name__)
 STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
 
-# KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: keep), events...
+# KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever), events...
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return {-1, 0} end
@@ -28,12 +28,15 @@ local ttl = tonumber(ARGV[3])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
+else
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[2])
 end
 redis.call('PUBLISH', KEYS[3], version)
 return {1, version}
 """
 
-# KEYS: state hash, event list. ARGV: document, ttl seconds (0: keep), events...
+# KEYS: state hash, event list. ARGV: document, ttl seconds (0: forever), events...
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'version', 1, 'doc', ARGV[1])
@@ -166,9 +169,9 @@ def _embedded_server():
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, finished_ttl: int):
+    def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int]):
         self.redis = client
-        self.finished_ttl = finished_ttl
+        self.ttl_by_status = ttl_by_status
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
@@ -185,8 +188,9 @@ class GameStore:
         return 1
 
     def _ttl(self, doc) -> int:
-        """Finished games expire; live ones stay."""
-        return self.finished_ttl if doc["status"] == "finished" else 0
+        """Every game expires: open ones unclaimed, active ones without a write, finished ones at
+        last; each write starts its status's time again."""
+        return self.ttl_by_status[doc["status"]]
 
     def load(self, game_id: str) -> tuple[int, dict]:
         version, doc = self.redis.hmget(state_key(game_id), "version", "doc")
@@ -274,6 +278,20 @@ class GameStore:
 
     def reindex(self, game_id: str, status: str, listed_under: str):
         self._index(game_id, status, listed_under)
+
+    def prune_index(self, status: str, listed_before: float, limit: int) -> int:
+        """Drop from a listing the games listed before `listed_before` that have expired since
+        (a game's listing time is when it took that status, so older entries are only candidates)."""
+        key = status_index_key(status)
+        candidates = [m.decode() for m in self.redis.zrangebyscore(key, "-inf", listed_before, start=0, num=limit)]
+        if not candidates:
+            return 0
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in candidates:
+            pipe.exists(state_key(game_id))
+        gone = [game_id for game_id, exists in zip(candidates, pipe.execute()) if not exists]
+        self.forget_missing(status, gone)
+        return len(gone)
 
     def forget_missing(self, status: str, game_ids: list[str]):
         """Finished games expire; their index entries are dropped when a listing finds them gone."""

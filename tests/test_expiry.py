@@ -1,0 +1,34 @@
+"""Nothing lives forever: open, active and finished games expire, every write renews, and the
+listings drop expired games, against a real Redis with short TTLs."""
+
+import time
+
+from app import create_app
+from app.store import state_key, status_index_key
+from http_helpers import act, bearer, seat_view
+
+
+def test_games_expire_by_status_and_every_write_renews_them(redis_url):
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPEN_GAME_TTL": 1,
+                      "ACTIVE_GAME_TTL": 2, "FINISHED_GAME_TTL": 1,
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client, service, redis = app.test_client(), app.extensions["ronda.service"], app.extensions["ronda.store"].redis
+    open_game = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json
+    active = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
+    active_id, tokens = active["game"]["id"], {t["seat"]: t["token"] for t in active["tokens"]}
+    assert 0 < redis.ttl(state_key(open_game["game"]["id"])) <= 1
+    assert 0 < redis.ttl(state_key(active_id)) <= 2
+    time.sleep(1.3)
+    seat = client.get(f"/games/{active_id}").json["awaiting"][0]
+    view = seat_view(client, active_id, tokens[seat])
+    assert act(client, active_id, tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+    time.sleep(1.0)  # 2.3 s after creation: the open game is gone, the active one renewed at 1.3 s
+    assert client.get(f"/games/{open_game['game']['id']}").status_code == 404
+    assert client.get(f"/games/{active_id}").status_code == 200
+    assert open_game["game"]["id"].encode() in redis.zrange(status_index_key("open"), 0, -1)
+    assert service.prune_listings() >= 1  # without anyone listing them
+    assert open_game["game"]["id"].encode() not in redis.zrange(status_index_key("open"), 0, -1)
+    time.sleep(2.1)
+    assert client.get(f"/games/{active_id}", headers=bearer(tokens[0])).status_code == 404
+    listed = client.get("/games?status=active&page_size=100").json
+    assert active_id not in [g["id"] for g in listed]
