@@ -25,6 +25,8 @@ class Config:
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None
+    # Redis connections per API process (requests in flight, plus one for every live stream together).
+    REDIS_MAX_CONNECTIONS = int(os.environ.get("RONDA_REDIS_MAX_CONNECTIONS", 50))
     EMBEDDED = False  # `ronda serve` without REDIS_URL: its own redis-server (app/embedded.py)
     # How long a game is kept (seconds) since its last write: open (unclaimed), active, finished.
     OPEN_GAME_TTL = int(os.environ.get("RONDA_OPEN_GAME_TTL", 24 * 3600))

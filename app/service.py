@@ -153,9 +153,8 @@ class GameService:
         with _found(game_id):
             return self.store.version(game_id)
 
-    def wait_for_change(self, game_id: str, after_version: int, timeout: float) -> int:
-        with _found(game_id):
-            return self.store.wait_for_change(game_id, after_version, timeout)
+    def status(self, game_id: str) -> str:
+        return self._load(game_id)[1]["status"]
 
     def events(self, game_id: str, token: str | None, after: int, limit: int) -> list[dict]:
         return self.events_as(game_id, self.seat_for(game_id, token), after, limit)

@@ -15,6 +15,7 @@ from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
+MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed (app/live.py)
 
 # KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever), events...
 _COMPARE_AND_SET = """
@@ -143,16 +144,21 @@ def due_moves_key() -> str:
     return "games:due_moves"
 
 
-def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT) -> redis.Redis:
+def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
+            max_connections: int = MAX_CONNECTIONS) -> redis.Redis:
     """A client for `url`; with no URL, the embedded in-process server (one per process).
 
     A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
     compare-and-set resent after a lost answer would report its own write as a conflict).
-    Workers pass None: their queue waits block longer than any request.
+    Workers pass None: their queue waits block longer than any request. The pool is bounded:
+    live streams hold none of it (app/live.py), and a request that finds it exhausted for
+    `STORE_TIMEOUT` fails as the store being unavailable (503), never as a crash.
     """
     if url:
-        return redis.Redis.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
-                                    retry=Retry(NoBackoff(), 0), health_check_interval=10)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=STORE_TIMEOUT, socket_timeout=socket_timeout,
+            socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
+        return redis.Redis(connection_pool=pool)
     import fakeredis
     return fakeredis.FakeRedis(server=_embedded_server())
 
@@ -219,20 +225,6 @@ class GameStore:
         if doc["status"] != previous_status:
             self._index(game_id, doc["status"], previous_status)
         return version
-
-    def wait_for_change(self, game_id: str, after_version: int, timeout: float) -> int:
-        """Block until the game passes `after_version` or `timeout` runs out; answer the version then."""
-        deadline = time.monotonic() + timeout
-        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        pubsub.subscribe(changes_channel(game_id))
-        try:
-            version = self.version(game_id)  # read after subscribing, so no change slips between
-            while version <= after_version and (left := deadline - time.monotonic()) > 0:
-                if pubsub.get_message(timeout=min(left, 1.0)):
-                    version = self.version(game_id)
-            return version
-        finally:
-            pubsub.close()
 
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)

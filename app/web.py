@@ -7,7 +7,9 @@ from werkzeug.exceptions import UnsupportedMediaType
 from .api import bodies, games, health, idempotency, limits, matches, problems, rules
 from .api.schemas import Problem
 from .config import Config
+from .api.streaming import render_event
 from .dispatch import build_services
+from .live import LiveHub
 from .store import connect
 
 
@@ -37,11 +39,13 @@ def create_app(overrides: dict | None = None) -> Flask:
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
-    service, match_service = build_services(connect(app.config["REDIS_URL"]), app.config, in_process)
+    service, match_service = build_services(
+        connect(app.config["REDIS_URL"], max_connections=app.config["REDIS_MAX_CONNECTIONS"]), app.config, in_process)
     app.extensions["ronda.api"] = api
     app.extensions["ronda.store"] = service.store
     app.extensions["ronda.service"] = service
     app.extensions["ronda.matches"] = match_service
+    app.extensions["ronda.live"] = LiveHub(service.store, render_event)
 
     @app.before_request
     def before():

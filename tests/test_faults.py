@@ -35,7 +35,7 @@ def test_a_redis_failure_at_any_call_of_a_move_never_strands_the_game(redis_url,
     in turn, refused or with its answer lost: the answer is 200 or a 503 problem, and the game
     still finishes, the bot's move made by a real `ronda worker` (its sweeper when the job was lost)."""
     faulty = FaultyRedis.to(redis_url)
-    monkeypatch.setattr("app.web.connect", lambda url: faulty)
+    monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
     app = create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
     client = app.test_client()
     worker = start_worker(redis_url, queue_name)
@@ -147,7 +147,7 @@ def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_leas
     """The record of a request under way is left as a killed process leaves it (the write of its
     answer fails); a retry is told to wait, and after the lease the retry runs once."""
     faulty = FaultyRedis.to(redis_url)
-    monkeypatch.setattr("app.web.connect", lambda url: faulty)
+    monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "IDEMPOTENCY_LEASE_SECONDS": 1,
                       **NO_LIMITS})
     client = app.test_client()

@@ -70,6 +70,10 @@ def service():
     return current_app.extensions["ronda.service"]
 
 
+def live():
+    return current_app.extensions["ronda.live"]
+
+
 def request_address() -> str:
     """The client's address (the proxy's view of it when RONDA_TRUSTED_PROXIES is set)."""
     return request.remote_addr or "unknown"

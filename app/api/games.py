@@ -6,7 +6,7 @@ from flask.views import MethodView
 from . import schemas as s
 from .bodies import header_integer
 from .streaming import event_stream
-from .common import (Blueprint, IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
+from .common import (Blueprint, live, IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
                      documents_problems, etag_header, if_match_version, not_modified, service)
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -66,7 +66,8 @@ class SeatView(MethodView):
         token = bearer_token() or ""
         if "after_version" in query:
             service().seat_for(game_id, token)  # refuse a bad token before waiting, not after
-            service().wait_for_change(game_id, query["after_version"], query["wait_seconds"])
+            live().wait_for_change(game_id, query["after_version"], query["wait_seconds"],
+                                   lambda: service().version(game_id))
         view, version = service().view(game_id, token)
         return not_modified(version) or (view, etag_header(version))
 
@@ -81,7 +82,7 @@ class Stream(MethodView):
     def get(self, game_id):
         """Follow a game live (SSE), as a seat or a spectator"""
         seat = service().seat_for(game_id, bearer_token())
-        stream = event_stream(service(), game_id, seat, header_integer("Last-Event-ID"),
+        stream = event_stream(service(), live(), game_id, seat, header_integer("Last-Event-ID"),
                               current_app.config["SSE_KEEPALIVE_SECONDS"])
         return Response(stream, mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

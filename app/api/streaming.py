@@ -1,13 +1,15 @@
 """Server-Sent Events for one viewer: a snapshot first, then every event it may see, with ids.
 
 `Last-Event-ID` resumes after that event without loss or duplicates (the ids are the event
-log's own); an idle stream gets keep-alive comments; a finished game's stream ends.
+log's own). New events come from the process's live hub (app/live.py), rendered once per
+viewer for every stream; a stream holds no Redis connection. An idle stream gets keep-alive
+comments; a finished game's stream ends; a stopping server ends its streams with a
+reconnect hint.
 """
 
 import json
-import time
 
-from ..store import changes_channel
+RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
 
 
 def sse(kind: str, data, event_id: int | None = None) -> str:
@@ -15,34 +17,56 @@ def sse(kind: str, data, event_id: int | None = None) -> str:
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _changed_within(pubsub, seconds: float) -> bool:
-    """Wait for a change notice; get_message also answers None early for subscribe confirmations."""
-    deadline = time.monotonic() + seconds
-    while (left := deadline - time.monotonic()) > 0:
-        if pubsub.get_message(timeout=left):
-            return True
-    return False
+def render_event(event) -> str:
+    return sse("event", event, event["id"])
 
 
-def event_stream(service, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
-    pubsub = service.store.redis.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(changes_channel(game_id))  # before reading, so no change slips between
+def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
+    watcher = hub.watch(game_id, seat)  # before reading, so no change slips between
     try:
         if last_event_id is None:
             view, _ = service.view_as(game_id, seat)
             last_event_id = view["event_count"]
             yield sse("snapshot", view, last_event_id)
-        while True:
-            events = service.events_as(game_id, seat, last_event_id, 500)
-            for event in events:
-                yield sse("event", event, event["id"])
-                last_event_id = event["id"]
-            if events:
-                continue
-            view, _ = service.view_as(game_id, seat)
             if view["status"] == "finished":
                 return
-            if not _changed_within(pubsub, keepalive):
+        else:
+            for event_id, kind, text in _read_after(service, game_id, seat, last_event_id):
+                yield text
+                last_event_id = event_id
+                if kind == "game_over":
+                    return
+            if service.status(game_id) == "finished":
+                return
+        while True:
+            item = watcher.next(keepalive)
+            if item is None:
                 yield ": keep-alive\n\n"
+                continue
+            kind, payload = item
+            if kind == "closed":
+                yield RECONNECT_HINT
+                return
+            _, events = payload
+            if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
+                events = _read_after(service, game_id, seat, last_event_id)
+            for event_id, kind, text in events:
+                if event_id <= last_event_id:
+                    continue  # already sent: it came while this stream read the log itself
+                yield text
+                last_event_id = event_id
+                if kind == "game_over":
+                    return
     finally:
-        pubsub.close()
+        hub.unwatch(watcher)
+
+
+def _read_after(service, game_id, seat, last_event_id):
+    """The events after `last_event_id`, read from the log, as the hub hands them: (id, type, rendered)."""
+    while True:
+        events = service.events_as(game_id, seat, last_event_id, 500)
+        for event in events:
+            last_event_id = event["id"]
+            yield event["id"], event["type"], render_event(event)
+        if len(events) < 500:
+            return

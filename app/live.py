@@ -1,0 +1,190 @@
+"""Live fan-out: one Redis subscription per process serves every event stream and long poll in it.
+
+A watcher (an SSE stream or a long poll) registers for a game; the process subscribes to that
+game's change channel once, however many watch it, on its one pub/sub connection. On a change
+the new events are read once, and each distinct viewer's events (each seat, the spectator) are
+made visible and rendered once, then handed to the watchers, which hold no Redis connection.
+A game's notices travel on its own channel (`{game:<id>}:changes`, in the game's hash slot).
+"""
+
+import logging
+import queue
+import threading
+import time
+from collections import defaultdict
+
+from .engine import visible_event
+from .store import GameMissing, StoreUnavailable, changes_channel
+
+log = logging.getLogger(__name__)
+POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
+EVENTS_PER_READ = 500
+CLOSED = ("closed", None)
+
+
+class Watcher:
+    """One stream or long poll: what it receives, in order, through its own inbox."""
+
+    def __init__(self, game_id: str, seat: int | None, wants_events: bool):
+        self.game_id, self.seat, self.wants_events = game_id, seat, wants_events
+        self.inbox = queue.SimpleQueue()
+        self.subscribed = threading.Event()
+
+    def next(self, timeout: float):
+        """("change", (version, [(event id, type, rendered), ...] or None)), CLOSED, or None on timeout."""
+        try:
+            return self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+
+class LiveHub:
+    def __init__(self, store, render):
+        """`render(event)` turns one visible event into what a stream sends (done once per viewer)."""
+        self.store, self.render = store, render
+        self._pubsub = store.redis.pubsub()
+        self._watchers = defaultdict(set)
+        self._cursor = {}  # game id -> events read so far
+        self._requests = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._thread = None  # started by the first watcher: most processes never stream
+
+    # ----- watchers ------------------------------------------------------------------------
+    def watch(self, game_id: str, seat: int | None = None, wants_events: bool = True,
+              timeout: float = 5.0) -> Watcher:
+        """Register a watcher; it returns once the game's channel is subscribed, so a reader that
+        reads the game after this misses no change."""
+        watcher = Watcher(game_id, seat, wants_events)
+        with self._lock:
+            if self._closed:
+                raise StoreUnavailable("the process is stopping")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._listen, name="ronda-live", daemon=True)
+                self._thread.start()
+            first = not self._watchers[game_id]
+            self._watchers[game_id].add(watcher)
+            if not first and game_id in self._cursor:
+                watcher.subscribed.set()
+        if first:
+            self._requests.put(("subscribe", game_id))
+        if not watcher.subscribed.wait(timeout):
+            self.unwatch(watcher)
+            raise StoreUnavailable("the change feed did not answer")
+        return watcher
+
+    def unwatch(self, watcher: Watcher):
+        with self._lock:
+            watchers = self._watchers.get(watcher.game_id)
+            if watchers is None:
+                return
+            watchers.discard(watcher)
+            if watchers:
+                return
+            del self._watchers[watcher.game_id]
+        self._requests.put(("unsubscribe", watcher.game_id))
+
+    def wait_for_change(self, game_id: str, after_version: int, timeout: float, read_version):
+        """Return once the game is past `after_version` (`read_version()` reads it), or after `timeout`."""
+        watcher = self.watch(game_id, wants_events=False)
+        try:
+            if read_version() > after_version:  # read after watching, so no change slips between
+                return
+            deadline = time.monotonic() + timeout
+            while (left := deadline - time.monotonic()) > 0:
+                item = watcher.next(left)
+                if item is None or item == CLOSED or item[1][0] > after_version:
+                    return
+        finally:
+            self.unwatch(watcher)
+
+    def watcher_count(self) -> int:
+        with self._lock:
+            return sum(len(w) for w in self._watchers.values())
+
+    def close(self):
+        """End every watcher (streams send their clients a reconnect hint) and stop listening."""
+        with self._lock:
+            self._closed = True
+            watchers = [w for ws in self._watchers.values() for w in ws]
+        for watcher in watchers:
+            watcher.inbox.put(CLOSED)
+
+    # ----- the one listener ----------------------------------------------------------------
+    def _listen(self):
+        while not self._closed:
+            try:
+                self._apply_requests()
+                message = self._pubsub.get_message(timeout=POLL_SECONDS)
+                if message:
+                    self._on_message(message)
+            except StoreUnavailable as error:
+                log.warning("change feed lost: %s; resubscribing", error)
+                if not self._closed:
+                    self._recover()
+            except Exception:
+                log.exception("change feed failed")
+
+    def _apply_requests(self):
+        while True:
+            try:
+                action, game_id = self._requests.get_nowait()
+            except queue.Empty:
+                return
+            with self._lock:
+                watched = bool(self._watchers.get(game_id))
+            channel = changes_channel(game_id)
+            if action == "subscribe" and watched and game_id not in self._cursor:
+                self._pubsub.subscribe(channel)
+            elif action == "unsubscribe" and not watched and game_id in self._cursor:
+                self._pubsub.unsubscribe(channel)
+                self._cursor.pop(game_id, None)
+
+    def _on_message(self, message):
+        game_id = _game_of(message["channel"])
+        if message["type"] == "subscribe":
+            self._cursor[game_id] = self.store.event_count(game_id)  # read after subscribing: nothing slips
+            with self._lock:
+                watchers = list(self._watchers.get(game_id, ()))
+            for watcher in watchers:
+                watcher.subscribed.set()
+        elif message["type"] == "message" and game_id in self._cursor:
+            self._changed(game_id, int(message["data"]))
+
+    def _changed(self, game_id: str, version: int):
+        with self._lock:
+            watchers = list(self._watchers.get(game_id, ()))
+        events = []
+        while any(watcher.wants_events for watcher in watchers):  # long polls need the version alone
+            batch = self.store.events(game_id, self._cursor[game_id] + len(events), EVENTS_PER_READ)
+            events += batch
+            if len(batch) < EVENTS_PER_READ:
+                break
+        self._cursor[game_id] += len(events)
+        with self._lock:  # also those that came while the events were read: a stream skips what it has
+            watchers = list(self._watchers.get(game_id, ()))
+        rendered = {}  # each distinct viewer's events, made visible and rendered once
+        for watcher in watchers:
+            if watcher.wants_events and watcher.seat not in rendered:
+                rendered[watcher.seat] = [
+                    (event["id"], event["type"], self.render(visible))
+                    for event in events for visible in (visible_event(event, watcher.seat),)]
+            watcher.inbox.put(("change", (version, rendered.get(watcher.seat) if watcher.wants_events else None)))
+
+    def _recover(self):
+        """After the connection broke: subscribe again (redis-py does on reconnect) and treat every
+        watched game as changed, so no event of the gap is lost."""
+        threading.Event().wait(0.5)
+        for game_id in list(self._cursor):
+            try:
+                self._changed(game_id, self.store.version(game_id))
+            except GameMissing:
+                pass  # expired: its watchers end on their own timeouts
+            except StoreUnavailable as error:  # still down: the next round of the loop tries again
+                log.warning("change feed still down: %s", error)
+                return
+
+
+def _game_of(channel) -> str:
+    text = channel.decode() if isinstance(channel, bytes) else channel
+    return text[len("{game:"):text.index("}")]
