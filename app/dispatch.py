@@ -5,10 +5,10 @@ compare-and-set as everything else and end quietly when what they were asked is 
 """
 
 import logging
+import queue
 import secrets
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from rq import Queue, Retry
@@ -54,40 +54,41 @@ class RQDispatcher:
 
 
 class InProcessDispatcher:
-    """The embedded mode's worker: the same calls, on two threads of the serving process."""
+    """The embedded mode's worker: the same calls, on threads of the serving process: one for live
+    games' moves, one for match games, so live moves never wait behind a match. The threads are
+    daemons, so stopping the server never waits for a match to end."""
 
     def __init__(self):
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ronda-work")
-        self.timers = set()
+        self.live, self.match_work = _DaemonWorker("ronda-live-moves"), _DaemonWorker("ronda-matches")
         self.games = self.matches = None
 
     def bot_turn(self, game_id: str, version: int):
-        self.executor.submit(self._run, lambda: self.games.play_bot_turn(game_id, version))
+        self.live.submit(lambda: self.games.play_bot_turn(game_id, version))
 
     def turn_timeout(self, game_id: str, version: int, seconds: int):
-        def expire():
-            self.timers.discard(timer)
-            self.executor.submit(self._run, lambda: self.games.expire_turn(game_id, version))
-        timer = threading.Timer(seconds, expire)
+        timer = threading.Timer(seconds, self.live.submit, args=(lambda: self.games.expire_turn(game_id, version),))
         timer.daemon = True
-        self.timers.add(timer)
         timer.start()
 
-    def close(self):
-        """Stop the timers and drop queued work (the process is going away)."""
-        for timer in list(self.timers):
-            timer.cancel()
-        self.executor.shutdown(wait=True, cancel_futures=True)
-
     def match_game(self, match_id: str, index: int):
-        self.executor.submit(self._run, lambda: self.matches.play_match_game(match_id, index))
+        self.match_work.submit(lambda: self.matches.play_match_game(match_id, index))
 
-    @staticmethod
-    def _run(work):
-        try:
-            work()
-        except Exception:
-            log.exception("background work failed")
+
+class _DaemonWorker:
+    def __init__(self, name):
+        self.work = queue.SimpleQueue()
+        threading.Thread(target=self._run, name=name, daemon=True).start()
+
+    def submit(self, work):
+        self.work.put(work)
+
+    def _run(self):
+        while True:
+            work = self.work.get()
+            try:
+                work()
+            except Exception:
+                log.exception("background work failed")
 
 
 LISTING_PRUNE_SECONDS = 60

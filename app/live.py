@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 import time
+import weakref
 from collections import defaultdict
 
 from .engine import visible_event
@@ -38,9 +39,19 @@ class Watcher:
             return None
 
 
+_HUBS = weakref.WeakSet()  # this process's hubs, for close_all
+
+
+def close_all():
+    """The process is stopping: end every stream and long poll of every hub in it."""
+    for hub in list(_HUBS):
+        hub.close()
+
+
 class LiveHub:
     def __init__(self, store, render):
         """`render(event)` turns one visible event into what a stream sends (done once per viewer)."""
+        _HUBS.add(self)
         self.store, self.render = store, render
         self._pubsub = store.redis.pubsub()
         self._watchers = defaultdict(set)

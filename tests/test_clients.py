@@ -151,8 +151,7 @@ def wait_until(check, seconds=10.0):
 def timed_app(redis_url):
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    yield app
-    app.extensions["ronda.service"].dispatcher.close()
+    return app
 
 
 def test_when_the_turn_timer_runs_out_a_fallback_bot_plays_and_the_event_says_so(timed_app):

@@ -54,3 +54,19 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
     finally:
         second.send_signal(signal.SIGTERM)
         second.wait(timeout=10)
+
+
+def test_ronda_serve_stops_on_ctrl_c_during_a_match(tmp_path):
+    port = free_port()
+    process, _ = serve(tmp_path, port)
+    try:
+        started = call(port, "POST", "/matches", {"bots": ["expert", "expert"], "games": 20})
+        time.sleep(1.0)
+        assert call(port, "GET", f"/matches/{started['id']}")["games_done"] < 20  # still playing
+    finally:
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=10)
+    took = time.monotonic() - interrupted
+    print(f"ronda serve exited {took:.2f} s after Ctrl-C during a match")
+    assert took < 5

@@ -2,17 +2,20 @@
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from redis import Redis
 
 ROOT = Path(__file__).resolve().parent.parent
-STREAMS = 40
+STREAMS = 300
 
 
 def free_port():
@@ -25,19 +28,24 @@ def free_port():
 def gunicorn(redis_url):
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_SSE_KEEPALIVE_SECONDS": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "--worker-class", "gevent", "--worker-connections",
-                                "1000", "--workers", "1", "--bind", f"127.0.0.1:{port}", "app:create_app()"],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"{base}/health/ready", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield base, port
+    process = start_gunicorn(env, port)
+    yield f"http://127.0.0.1:{port}", port
     process.terminate()
     process.wait(timeout=10)
+
+
+def start_gunicorn(env, port):
+    """One gevent worker, as the Dockerfile runs the API (its settings module)."""
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "1",
+                                "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"],
+                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health/ready", timeout=1)
+            return process
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("gunicorn did not start")
 
 
 def call(base, method, path, body=None, headers=None):
@@ -62,14 +70,22 @@ def read_until(sock, needle: bytes, count: int) -> bytes:
     return data
 
 
-def test_many_streams_stay_open_and_each_gets_every_event(gunicorn):
+def test_300_streams_on_one_worker_each_get_every_event_while_other_requests_succeed(gunicorn, redis_url):
     base, port = gunicorn
     created = call(base, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
     game_id, seat = created["game"]["id"], created["game"]["awaiting"][0]
     token = next(t["token"] for t in created["tokens"] if t["seat"] == seat)
+    redis = Redis.from_url(redis_url)
+    clients_before = redis.info("clients")["connected_clients"]
     streams = [open_stream(port, game_id) for _ in range(STREAMS)]
     for sock in streams:
         assert b"event: snapshot" in read_until(sock, b"event: snapshot", 1)
+    # Other users' plain requests still succeed, and the streams took no Redis connection each.
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda _: call(base, "POST", "/games", {"players": 2}), range(100)))
+        views = list(pool.map(lambda game: call(base, "GET", f"/games/{game['game']['id']}"), answers))
+    assert len(views) == 100 and all(v["status"] == "open" for v in views)
+    assert redis.info("clients")["connected_clients"] - clients_before < 60
     view = call(base, "GET", f"/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"})
     call(base, "POST", f"/games/{game_id}/actions", view["legal_actions"][0],
          {"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'})
@@ -77,3 +93,23 @@ def test_many_streams_stay_open_and_each_gets_every_event(gunicorn):
         data = read_until(sock, b"event: event", 2)  # the play, then its capture or drop
         assert b'"type":"play"' in data
         sock.close()
+
+
+def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(redis_url):
+    port = free_port()
+    process = start_gunicorn({**os.environ, "REDIS_URL": redis_url}, port)
+    base = f"http://127.0.0.1:{port}"
+    created = call(base, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
+    streams = [open_stream(port, created["game"]["id"]) for _ in range(20)]
+    for sock in streams:
+        read_until(sock, b"event: snapshot", 1)
+    stopped = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    for sock in streams:
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        assert b"retry: " in data  # then the server closed the stream
+    process.wait(timeout=10)
+    print(f"gunicorn exited {time.monotonic() - stopped:.2f} s after SIGTERM with 20 open streams")
+    assert time.monotonic() - stopped < 10

@@ -36,7 +36,6 @@ def live_server(redis_url):
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
-    app.extensions["ronda.service"].dispatcher.close()
 
 
 def test_the_generated_client_plays_a_whole_game_against_a_bot(generated_client, live_server):
