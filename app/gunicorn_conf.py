@@ -8,8 +8,6 @@ through the graceful timeout; whatever else is in flight gets 5 s.
 import os
 import signal
 
-from app import live
-
 bind = os.environ.get("RONDA_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("RONDA_WORKERS", 2))
 worker_class = "gevent"
@@ -20,6 +18,7 @@ wsgi_app = "app:create_app()"
 
 
 def post_worker_init(worker):
+    from app import live  # in the worker, after gevent has patched the standard library
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):

@@ -16,6 +16,9 @@ from redis.retry import Retry
 log = logging.getLogger(__name__)
 STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
 MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed (app/live.py)
+# How long a request waits for a pooled connection: a burst (thousands of streams opening at
+# once on one busy process) queues rather than fails; beyond it, 503.
+POOL_WAIT = 3.0
 
 # KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever), events...
 _COMPARE_AND_SET = """
@@ -152,11 +155,11 @@ def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
     compare-and-set resent after a lost answer would report its own write as a conflict).
     Workers pass None: their queue waits block longer than any request. The pool is bounded:
     live streams hold none of it (app/live.py), and a request that finds it exhausted for
-    `STORE_TIMEOUT` fails as the store being unavailable (503), never as a crash.
+    `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
     """
     if url:
         pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=STORE_TIMEOUT, socket_timeout=socket_timeout,
+            url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
             socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
         return redis.Redis(connection_pool=pool)
     import fakeredis
