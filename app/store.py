@@ -115,10 +115,6 @@ def idempotency_key(scope: str) -> str:
     return f"idempotency:{scope}"
 
 
-def rate_limit_key(kind: str, ident: str, window: int) -> str:
-    return f"ratelimit:{kind}:{ident}:{window}"
-
-
 def match_key(match_id: str) -> str:
     return f"{{match:{match_id}}}:state"
 

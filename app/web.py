@@ -46,16 +46,17 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.extensions["ronda.service"] = service
     app.extensions["ronda.matches"] = match_service
     app.extensions["ronda.live"] = LiveHub(service.store, render_event)
+    limits.install(app, service.store.redis, exempt_blueprints=[health.blp])
 
     @app.before_request
     def before():
         if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
             raise UnsupportedMediaType("send the body as application/json")
         bodies.check_json_body()
-        return limits.cors_preflight() or limits.enforce_rate_limits() or idempotency.replay_or_reserve()
+        return idempotency.replay_or_reserve()
 
     @app.after_request
     def after(response):
-        return limits.add_cors_headers(idempotency.remember(response))
+        return idempotency.remember(response)
 
     return app

@@ -130,7 +130,8 @@ def test_too_many_requests_is_429_with_retry_after(redis_url):
 def test_cors_lets_the_configured_origin_in(live_app):
     client = live_app.test_client()
     preflight = client.options("/games", headers={"Origin": "https://play.example",
-                                                  "Access-Control-Request-Method": "POST"})
+                                                  "Access-Control-Request-Method": "POST",
+                                                  "Access-Control-Request-Headers": "If-Match, Authorization"})
     assert preflight.status_code == 200 and "If-Match" in preflight.headers["Access-Control-Allow-Headers"]
     rv = client.get("/rules/presets", headers={"Origin": "https://play.example"})
     assert rv.headers["Access-Control-Allow-Origin"] == "https://play.example"

@@ -1,71 +1,54 @@
-"""Rate limits per seat token and per address (fixed one-minute windows kept in Redis), and CORS."""
+"""Rate limits and CORS, with the field's maintained libraries: Flask-Limiter (fixed one-minute
+windows in the game store's Redis, so every process shares them) and flask-cors.
+
+Two budgets a minute, each its own bucket across every route: per client address (the real
+one behind trusted proxies, see RONDA_TRUSTED_PROXIES) and per seat token. Probes are exempt.
+"""
 
 import hashlib
-import time
 
-from flask import current_app, request
+from flask import request
+from flask_cors import CORS
+from flask_limiter import ApplicationLimit, ExemptionScope, Limiter
 
-from ..store import rate_limit_key
 from .common import request_address
-from .problems import problem
 
-WINDOW = 60
-CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
-CORS_EXPOSE_HEADERS = "ETag, Location, X-Pagination, Retry-After, Idempotent-Replayed"
-
-
-UNLIMITED_BLUEPRINTS = {"health"}  # probes must see the service, not a crowded address
+CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
+                      "Last-Event-ID", "X-Request-ID"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idempotent-Replayed", "X-Request-ID"]
 
 
-def enforce_rate_limits():
-    if request.blueprint in UNLIMITED_BLUEPRINTS:
-        return None
-    config = current_app.config
-    window = int(time.time() // WINDOW)
-    checks = [("address", request_address(), config["RATE_LIMIT_PER_ADDRESS"])]
-    token = request.headers.get("Authorization")
-    if token:
-        checks.append(("token", hashlib.sha256(token.encode()).hexdigest(), config["RATE_LIMIT_PER_TOKEN"]))
-    checks = [c for c in checks if c[2] > 0]
-    if not checks:
-        return None
-    redis = current_app.extensions["ronda.store"].redis
-    pipe = redis.pipeline(transaction=False)
-    for kind, ident, _ in checks:
-        key = rate_limit_key(kind, ident, window)
-        pipe.incr(key)
-        pipe.expire(key, WINDOW + 5)
-    counts = pipe.execute()[::2]
-    for (kind, _, limit), count in zip(checks, counts):
-        if count > limit:
-            retry_after = str(int(WINDOW - time.time() % WINDOW) + 1)
-            return problem(429, "rate_limited", "Too Many Requests",
-                           f"more than {limit} requests a minute for this {kind}", headers={"Retry-After": retry_after})
-    return None
+def _token_key() -> str:
+    return hashlib.sha256(request.headers.get("Authorization", "").encode()).hexdigest()
 
 
-def cors_preflight():
-    if request.method == "OPTIONS" and _allowed_origin() and request.headers.get("Access-Control-Request-Method"):
-        response = current_app.make_default_options_response()
-        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-        response.headers["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
-        response.headers["Access-Control-Max-Age"] = "600"
-        return response
-    return None
+def _no_token() -> bool:
+    return not request.headers.get("Authorization")
 
 
-def add_cors_headers(response):
-    origin = _allowed_origin()
-    if origin:
-        response.headers["Access-Control-Allow-Origin"] = origin
-        response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
-        response.headers.add("Vary", "Origin")
-    return response
+def _storage_uri(redis_url: str | None) -> str:
+    if not redis_url:
+        return "memory://"  # the in-process store: one process, so its memory is shared enough
+    return redis_url.replace("unix://", "redis+unix://", 1)
 
 
-def _allowed_origin():
-    origin = request.headers.get("Origin")
-    allowed = current_app.config["CORS_ORIGINS"]
-    if not origin or not allowed:
-        return None
-    return origin if "*" in allowed or origin in allowed else None
+def install(app, redis_client, exempt_blueprints):
+    """Limits counted in the store's Redis, through its bounded connection pool."""
+    config = app.config
+    limits = []
+    if config["RATE_LIMIT_PER_ADDRESS"]:
+        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_ADDRESS']}/minute", key_function=request_address,
+                                       scope="address"))
+    if config["RATE_LIMIT_PER_TOKEN"]:
+        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_TOKEN']}/minute", key_function=_token_key,
+                                       exempt_when=_no_token, scope="token"))
+    limiter = Limiter(request_address, app=app, application_limits=limits, enabled=bool(limits),
+                      storage_uri=_storage_uri(config["REDIS_URL"]), headers_enabled=True, strategy="fixed-window",
+                      storage_options={"connection_pool": redis_client.connection_pool} if config["REDIS_URL"] else {},
+                      key_prefix="ratelimit")
+    for blueprint in exempt_blueprints:
+        limiter.exempt(blueprint, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
+    if config["CORS_ORIGINS"]:
+        CORS(app, origins=config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
+             allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
+

@@ -1,6 +1,7 @@
 """Every error as RFC 9457 problem+json with a stable `code`: the one place errors meet HTTP."""
 
 from flask import current_app, json, make_response
+from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from ..engine.errors import RondaError
@@ -45,6 +46,11 @@ def _from_typed(error):
     return problem(status, error.code, title, error.message, headers=headers, **error.details)
 
 
+def _rate_limited(error: RateLimitExceeded):
+    """Flask-Limiter's refusal; it adds Retry-After and the X-RateLimit headers to this answer."""
+    return problem(429, "rate_limited", "Too Many Requests", f"more than {error.description} for this client")
+
+
 def _store_unavailable(error):
     current_app.logger.warning("store unavailable: %s", error)
     return problem(503, "store_unavailable", "Service Unavailable",
@@ -86,6 +92,7 @@ def register(app):
     app.register_error_handler(RondaError, _from_typed)
     app.register_error_handler(ServiceError, _from_typed)
     app.register_error_handler(HTTPException, _from_http)
+    app.register_error_handler(RateLimitExceeded, _rate_limited)
     for unavailable in StoreUnavailable:
         app.register_error_handler(unavailable, _store_unavailable)
     app.register_error_handler(Exception, _unexpected)
