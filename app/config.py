@@ -48,6 +48,8 @@ class Config:
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))
+    # How many reverse proxies in front set X-Forwarded-For/-Proto/-Host: 0 trusts none (the default).
+    TRUSTED_PROXIES = int(os.environ.get("RONDA_TRUSTED_PROXIES", 0))
     # Comma-separated browser origins allowed to call the API, or "*"; empty: no CORS headers.
     CORS_ORIGINS = [o.strip() for o in os.environ.get("RONDA_CORS_ORIGINS", "").split(",") if o.strip()]
     SSE_KEEPALIVE_SECONDS = float(os.environ.get("RONDA_SSE_KEEPALIVE_SECONDS", 15))

@@ -48,6 +48,9 @@ class RQDispatcher:
         else:
             self.queue.enqueue("workers.jobs.expire_turn", game_id, version, **options)
 
+    def queue_depths(self) -> dict[str, int]:
+        return {self.queue.name: self.queue.count, self.match_queue.name: self.match_queue.count}
+
     def match_game(self, match_id: str, index: int):
         self.match_queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
                            job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
@@ -69,6 +72,9 @@ class InProcessDispatcher:
         timer = threading.Timer(seconds, self.live.submit, args=(lambda: self.games.expire_turn(game_id, version),))
         timer.daemon = True
         timer.start()
+
+    def queue_depths(self) -> dict[str, int]:
+        return {"in-process live moves": self.live.work.qsize(), "in-process matches": self.match_work.work.qsize()}
 
     def match_game(self, match_id: str, index: int):
         self.match_work.submit(lambda: self.matches.play_match_game(match_id, index))

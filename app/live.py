@@ -14,6 +14,8 @@ import time
 import weakref
 from collections import defaultdict
 
+import redis
+
 from .engine import visible_event
 from .store import GameMissing, StoreUnavailable, changes_channel
 
@@ -69,7 +71,7 @@ class LiveHub:
         watcher = Watcher(game_id, seat, wants_events)
         with self._lock:
             if self._closed:
-                raise StoreUnavailable("the process is stopping")
+                raise redis.ConnectionError("the process is stopping")
             if self._thread is None:
                 self._thread = threading.Thread(target=self._listen, name="ronda-live", daemon=True)
                 self._thread.start()
@@ -81,7 +83,7 @@ class LiveHub:
             self._requests.put(("subscribe", game_id))
         if not watcher.subscribed.wait(timeout):
             self.unwatch(watcher)
-            raise StoreUnavailable("the change feed did not answer")
+            raise redis.ConnectionError("the change feed did not answer")
         return watcher
 
     def unwatch(self, watcher: Watcher):
@@ -145,8 +147,11 @@ class LiveHub:
             with self._lock:
                 watched = bool(self._watchers.get(game_id))
             channel = changes_channel(game_id)
-            if action == "subscribe" and watched and game_id not in self._cursor:
-                self._pubsub.subscribe(channel)
+            if action == "subscribe" and watched:
+                if game_id in self._cursor:  # still subscribed: its last watcher left and a new one came
+                    self._mark_subscribed(game_id)
+                else:
+                    self._pubsub.subscribe(channel)
             elif action == "unsubscribe" and not watched and game_id in self._cursor:
                 self._pubsub.unsubscribe(channel)
                 self._cursor.pop(game_id, None)
@@ -155,12 +160,15 @@ class LiveHub:
         game_id = _game_of(message["channel"])
         if message["type"] == "subscribe":
             self._cursor[game_id] = self.store.event_count(game_id)  # read after subscribing: nothing slips
-            with self._lock:
-                watchers = list(self._watchers.get(game_id, ()))
-            for watcher in watchers:
-                watcher.subscribed.set()
+            self._mark_subscribed(game_id)
         elif message["type"] == "message" and game_id in self._cursor:
             self._changed(game_id, int(message["data"]))
+
+    def _mark_subscribed(self, game_id: str):
+        with self._lock:
+            watchers = list(self._watchers.get(game_id, ()))
+        for watcher in watchers:
+            watcher.subscribed.set()
 
     def _changed(self, game_id: str, version: int):
         with self._lock:

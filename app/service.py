@@ -16,6 +16,7 @@ from .bots import choose_action
 from .engine.views import seat_knowledge
 from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
+from . import metrics
 from .store import GameMissing, StoreUnavailable, VersionConflict, WriteOutcomeUnknown
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,9 @@ class GameService:
         except WriteOutcomeUnknown:
             raise OutcomeUnknown("the store stopped answering while the game was created: it may exist; "
                                  "retry with the same Idempotency-Key") from None
+        metrics.GAMES_CREATED.inc()
+        if doc["status"] == FINISHED:
+            metrics.GAMES_FINISHED.inc()
         if owed:
             self._dispatch(game_id, version, owed)
         return doc, version
@@ -209,6 +213,7 @@ class GameService:
             raise
         numbered = self._number(doc, events)
         version = self._write(doc, version, game, numbered)
+        metrics.ACTIONS.labels(doc["seats"][seat]["type"] if not preamble else "turn_timeout").inc()
         return self._view(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version
 
     # ----- bots ------------------------------------------------------------------------------
@@ -235,10 +240,13 @@ class GameService:
         kind, preamble = plan(seats[0], doc["seats"][seats[0]])
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
         action = choose_action(kind, seat_knowledge(game, seats[0], self._deal_history(game_id, doc)), rng)
+        due_at = doc.get("move_due_at")
         try:
             self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble, game=game)
         except StaleVersion:
             return False
+        if seat_type == "bot" and due_at:
+            metrics.BOT_MOVE_SECONDS.observe(max(0.0, time.time() - due_at))
         return True
 
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
@@ -308,6 +316,7 @@ class GameService:
             with _found(doc["id"]):
                 version = self.store.compare_and_set(doc["id"], version, doc, events, previous)
         except VersionConflict as conflict:
+            metrics.STALE_WRITES.inc()
             raise StaleVersion(conflict.current_version) from None
         except WriteOutcomeUnknown:
             raise OutcomeUnknown("the store stopped answering during the write: the action may or may not "
@@ -315,6 +324,8 @@ class GameService:
                                  "before acting again") from None
         if owed:
             self._dispatch(doc["id"], version, owed)
+        if doc["status"] == FINISHED and previous != FINISHED:
+            metrics.GAMES_FINISHED.inc()
         return version
 
     def _note_owed_move(self, doc, game):

@@ -1,13 +1,17 @@
 """The Flask app: `create_app()` builds it around the engine, the store and the bots."""
 
-from flask import Flask, request
+import time
+
+from flask import Flask, g, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.middleware.proxy_fix import ProxyFix
 
+from . import logs, metrics
 from .api import bodies, games, health, idempotency, limits, matches, problems, rules
 from .api.schemas import Problem
-from .config import Config
 from .api.streaming import render_event
+from .config import Config
 from .dispatch import build_services
 from .live import LiveHub
 from .store import connect
@@ -48,8 +52,21 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.extensions["ronda.live"] = LiveHub(service.store, render_event)
     limits.install(app, service.store.redis, exempt_blueprints=[health.blp])
 
+    if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+
+    @app.get("/metrics")
+    def prometheus_metrics():
+        for queue, depth in service.dispatcher.queue_depths().items():
+            metrics.QUEUE_DEPTH.labels(queue).set(depth)
+        body, content_type = metrics.exposition()
+        return app.response_class(body, mimetype=content_type)
+
     @app.before_request
     def before():
+        g.started = time.perf_counter()
+        logs.assign_request_id()
         if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
             raise UnsupportedMediaType("send the body as application/json")
         bodies.check_json_body()
@@ -57,6 +74,10 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     @app.after_request
     def after(response):
-        return idempotency.remember(response)
+        route = request.url_rule.rule if request.url_rule else "unmatched"
+        metrics.REQUESTS.labels(route, request.method, response.status_code).inc()
+        if "started" in g:
+            metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - g.started)
+        return logs.echo_request_id(idempotency.remember(response))
 
     return app

@@ -4,6 +4,7 @@ from rq import get_current_job
 
 from app.config import settings
 from app.dispatch import build_services, match_queue_name
+from app.metrics import JOB_SECONDS
 
 
 def _services():
@@ -15,14 +16,17 @@ def _services():
 
 def play_bot_turn(game_id: str, version: int) -> bool:
     games, _ = _services()
-    return games.play_bot_turn(game_id, version)
+    with JOB_SECONDS.labels("bot_turn").time():
+        return games.play_bot_turn(game_id, version)
 
 
 def expire_turn(game_id: str, version: int) -> bool:
     games, _ = _services()
-    return games.expire_turn(game_id, version)
+    with JOB_SECONDS.labels("turn_timeout").time():
+        return games.expire_turn(game_id, version)
 
 
 def play_match_game(match_id: str, index: int) -> bool:
     _, matches = _services()
-    return matches.play_match_game(match_id, index)
+    with JOB_SECONDS.labels("match_game").time():
+        return matches.play_match_game(match_id, index)

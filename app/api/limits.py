@@ -46,8 +46,8 @@ def install(app, redis_client, exempt_blueprints):
                       storage_uri=_storage_uri(config["REDIS_URL"]), headers_enabled=True, strategy="fixed-window",
                       storage_options={"connection_pool": redis_client.connection_pool} if config["REDIS_URL"] else {},
                       key_prefix="ratelimit")
-    for blueprint in exempt_blueprints:
-        limiter.exempt(blueprint, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
+    for exempt in exempt_blueprints:
+        limiter.exempt(exempt, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
     if config["CORS_ORIGINS"]:
         CORS(app, origins=config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
              allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)

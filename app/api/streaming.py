@@ -9,6 +9,8 @@ reconnect hint.
 
 import json
 
+from .. import metrics
+
 RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
 
 
@@ -23,6 +25,7 @@ def render_event(event) -> str:
 
 def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
     watcher = hub.watch(game_id, seat)  # before reading, so no change slips between
+    metrics.OPEN_STREAMS.inc()
     try:
         if last_event_id is None:
             view, _ = service.view_as(game_id, seat)
@@ -58,6 +61,7 @@ def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: in
                 if kind == "game_over":
                     return
     finally:
+        metrics.OPEN_STREAMS.dec()
         hub.unwatch(watcher)
 
 

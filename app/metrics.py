@@ -1,0 +1,37 @@
+"""Prometheus metrics: each defined once here, counted where it happens, served at /metrics.
+
+Under gunicorn (several processes) set PROMETHEUS_MULTIPROC_DIR, as the production image does:
+each process writes its own files there and a scrape adds them up.
+"""
+
+import os
+
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
+                               generate_latest, multiprocess)
+
+SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+REQUESTS = Counter("ronda_http_requests_total", "HTTP requests answered", ["route", "method", "status"])
+REQUEST_SECONDS = Histogram("ronda_http_request_duration_seconds", "Time to answer a request (a stream: to its "
+                            "first byte)", ["route"], buckets=SECONDS)
+ACTIONS = Counter("ronda_actions_applied_total", "Actions applied, by whom", ["by"])
+STALE_WRITES = Counter("ronda_stale_versions_total", "Writes refused because the version moved on (412)")
+GAMES_CREATED = Counter("ronda_games_created_total", "Games created (match games included)")
+GAMES_FINISHED = Counter("ronda_games_finished_total", "Games that reached game over")
+OPEN_STREAMS = Gauge("ronda_open_streams", "Event streams open now", multiprocess_mode="livesum")
+QUEUE_DEPTH = Gauge("ronda_queue_depth", "Jobs waiting, by queue", ["queue"], multiprocess_mode="mostrecent")
+BOT_MOVE_SECONDS = Histogram("ronda_bot_move_latency_seconds", "From the write that made a bot's move due to the "
+                             "bot's own write", buckets=SECONDS)
+JOB_SECONDS = Histogram("ronda_job_duration_seconds", "Worker jobs, by kind", ["job"], buckets=SECONDS)
+
+
+def registry():
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        collected = CollectorRegistry()
+        multiprocess.MultiProcessCollector(collected)
+        return collected
+    return REGISTRY
+
+
+def exposition() -> tuple[bytes, str]:
+    return generate_latest(registry()), CONTENT_TYPE_LATEST

@@ -1,0 +1,72 @@
+"""The live hub (app/live.py): one subscription per process, each change read and rendered once
+per distinct viewer, against a real Redis."""
+
+import time
+
+from app.store import changes_channel
+from http_helpers import act, create, seat_view
+
+
+def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once(app, client):
+    hub, store = app.extensions["ronda.live"], app.extensions["ronda.store"]
+    game, tokens = create(client)
+    rendered = []
+    hub.render = lambda event: rendered.append(event) or f"event {event['id']}"
+    watchers = [hub.watch(game["id"], seat) for seat in (None, 0, 1) for _ in range(10)]
+    try:
+        assert store.redis.pubsub_numsub(changes_channel(game["id"]))[0][1] == 1
+        seat = game["awaiting"][0]
+        view = seat_view(client, game["id"], tokens[seat])
+        assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+        received = [watcher.next(5) for watcher in watchers]
+        assert all(kind == "change" for kind, _ in received)
+        events_per_change = len(received[0][1][1])
+        assert events_per_change >= 2 and len(rendered) == 3 * events_per_change  # three viewers, not thirty
+    finally:
+        for watcher in watchers:
+            hub.unwatch(watcher)
+
+
+def test_a_watcher_that_comes_as_the_last_one_leaves_is_still_served(app, client):
+    hub = app.extensions["ronda.live"]
+    game, tokens = create(client)
+    for _ in range(20):  # the unsubscribe of the one leaving and the subscribe of the one coming cross
+        hub.unwatch(hub.watch(game["id"]))
+    watcher = hub.watch(game["id"], timeout=2)
+    try:
+        seat = game["awaiting"][0]
+        view = seat_view(client, game["id"], tokens[seat])
+        act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"])
+        assert watcher.next(5)[0] == "change"
+    finally:
+        hub.unwatch(watcher)
+
+
+def test_metrics_count_requests_actions_and_open_streams(client):
+    game, tokens = create(client)
+    seat = game["awaiting"][0]
+    view = seat_view(client, game["id"], tokens[seat])
+    act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"])
+    act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"])  # stale now: 412
+    text = client.get("/metrics").get_data(as_text=True)
+    assert 'ronda_http_requests_total{method="POST",route="/games/<game_id>/actions",status="412"}' in text
+    assert 'ronda_actions_applied_total{by="human"}' in text and "ronda_stale_versions_total" in text
+    assert "ronda_open_streams" in text and "ronda_games_created_total" in text and "ronda_queue_depth" in text
+
+
+def test_a_request_id_is_echoed_or_made(client):
+    assert client.get("/rules/presets", headers={"X-Request-ID": "abc-123"}).headers["X-Request-ID"] == "abc-123"
+    made = client.get("/rules/presets", headers={"X-Request-ID": "bad id\u00e9"}).headers["X-Request-ID"]
+    assert len(made) == 32 and made != "bad id\u00e9"
+
+
+def test_behind_a_trusted_proxy_limits_see_the_real_client(redis_url):
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "TRUSTED_PROXIES": 1, "RATE_LIMIT_PER_ADDRESS": 2,
+                      "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    real = f"198.51.100.{int(time.time()) % 250}"
+    statuses = [client.get("/rules/presets", headers={"X-Forwarded-For": real}).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    other = client.get("/rules/presets", headers={"X-Forwarded-For": "203.0.113.9"})
+    assert other.status_code == 200  # another client behind the same proxy has its own bucket
