@@ -1,11 +1,16 @@
-FROM python:3.12-slim
+FROM python:3.11-slim
+RUN useradd --create-home --uid 10001 ronda
 WORKDIR /srv
+# Dependencies from the pinned lock first (a layer that changes only with the lock), then the app.
+COPY requirements.lock ./
+RUN pip install --no-cache-dir --no-deps -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY workers ./workers
-RUN pip install --no-cache-dir ".[production]"
-ENV PYTHONUNBUFFERED=1
-EXPOSE 8000
-# gevent workers: an open event stream or long poll costs a greenlet, not a thread; state lives in Redis.
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--workers", "2", "--worker-class", "gevent", \
-     "--worker-connections", "1000", "--access-logfile", "-", "app:create_app()"]
+RUN pip install --no-cache-dir --no-deps .
+# Each gunicorn worker and `ronda worker` process writes its metrics here; /metrics adds them up.
+ENV PYTHONUNBUFFERED=1 PROMETHEUS_MULTIPROC_DIR=/tmp/ronda-metrics
+USER ronda
+EXPOSE 8000 9100
+# gevent workers, streams ended with a reconnect hint on SIGTERM, JSON logs: app/gunicorn_conf.py.
+CMD ["gunicorn", "-c", "python:app.gunicorn_conf"]

@@ -2,10 +2,12 @@
 
 gevent workers: an open event stream or long poll costs a greenlet, not a thread. On SIGTERM a
 worker ends its streams at once, each with a reconnect hint, instead of waiting for them
-through the graceful timeout; whatever else is in flight gets 5 s.
+through the graceful timeout; whatever else is in flight gets 5 s. Logs are JSON lines, the
+access log included, each with the request id.
 """
 
 import os
+import shutil
 import signal
 
 bind = os.environ.get("RONDA_BIND", "0.0.0.0:8000")
@@ -13,12 +15,25 @@ workers = int(os.environ.get("RONDA_WORKERS", 2))
 worker_class = "gevent"
 worker_connections = int(os.environ.get("RONDA_WORKER_CONNECTIONS", 10000))
 graceful_timeout = 5
-accesslog = "-"
 wsgi_app = "app:create_app()"
+accesslog = "-"
+access_log_format = ('{"time": "%(t)s", "logger": "access", "remote": "%(h)s", "method": "%(m)s", '
+                     '"path": "%(U)s", "status": %(s)s, "bytes": "%(B)s", "ms": %(M)s, '
+                     '"request_id": "%({x-request-id}o)s"}')
+
+
+def on_starting(server):
+    """A fresh metrics directory for this run's processes (files of dead ones would count on)."""
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        shutil.rmtree(directory, ignore_errors=True)
+        os.makedirs(directory, exist_ok=True)
 
 
 def post_worker_init(worker):
-    from app import live  # in the worker, after gevent has patched the standard library
+    # Imported in the worker, after gevent has patched the standard library.
+    from app import live, logs
+    logs.use_json_logs()
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):
@@ -26,3 +41,9 @@ def post_worker_init(worker):
         stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, stop)
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+        multiprocess.mark_process_dead(worker.pid)

@@ -7,10 +7,16 @@ A job cut off by the outage is not lost for good: the sweeper queues the move ag
 
 import logging
 import multiprocessing
+import os
+import socket
 import threading
 import time
+from datetime import datetime, timezone
 
-from rq import SimpleWorker
+from prometheus_client import start_http_server
+from rq import SimpleWorker, Worker
+
+from app import metrics
 
 from app.config import settings
 from app.dispatch import build_services, match_queue_name, sweep_forever
@@ -32,9 +38,14 @@ class BotWorker(SimpleWorker):
         super().request_stop(signum, frame)
 
 
-def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False):
+def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False, metrics_port: int = 0):
     """Two processes: this one takes live games' bot moves alone, so they never wait behind a
-    match game, and sweeps; a child takes live moves first and match games when there are none."""
+    match game, and sweeps; a child takes live moves first and match games when there are none.
+    With `metrics_port`, both processes' metrics are served there."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+    if metrics_port:
+        start_http_server(metrics_port, registry=metrics.registry())
     queues = [queue_name, match_queue_name(queue_name)]
     matches = multiprocessing.get_context("fork").Process(target=_work, args=(redis_url, queues, burst),
                                                           name="ronda-match-worker")
@@ -51,6 +62,15 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
         matches.join(10)
         if matches.is_alive():
             matches.kill()
+
+
+def consuming(redis_url: str, within_seconds: float = 60) -> bool:
+    """Whether an RQ worker of this host has shown a heartbeat lately (the worker's health check)."""
+    connection = connect(redis_url)
+    host = socket.gethostname()
+    now = datetime.now(timezone.utc)
+    return any(w.hostname == host and w.last_heartbeat and (now - w.last_heartbeat).total_seconds() < within_seconds
+               for w in Worker.all(connection=connection))
 
 
 def _work(redis_url, queues, burst, connection=None):
