@@ -16,7 +16,7 @@ from rq import Queue, Retry
 from .bots import BOTS
 from .match_service import MatchService
 from .service import GameService
-from .store import GameStore, MatchStore, StoreUnavailable
+from .store import GameStore, MatchStore, StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
 JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one
@@ -129,9 +129,17 @@ def secret_key(config: dict) -> bytes:
     return configured.encode() if configured else _PROCESS_SECRET
 
 
-def build_services(client, config: dict, in_process: bool) -> tuple[GameService, MatchService]:
-    """The services wired to their stores and to the dispatcher this deployment uses."""
-    dispatcher = InProcessDispatcher() if in_process else RQDispatcher(client, config["BOT_QUEUE"])
+def store_client(config: dict, queue_client):
+    """The games' Redis: the cluster when REDIS_CLUSTER_URL is set, else the queues' own."""
+    if not config.get("REDIS_CLUSTER_URL"):
+        return queue_client
+    return connect(config["REDIS_CLUSTER_URL"], max_connections=config["REDIS_MAX_CONNECTIONS"], cluster=True)
+
+
+def build_services(client, config: dict, in_process: bool, queue_client=None) -> tuple[GameService, MatchService]:
+    """The services wired to their stores (on `client`) and to the dispatcher this deployment uses
+    (RQ on `queue_client`, the same Redis unless the games live on a cluster)."""
+    dispatcher = InProcessDispatcher() if in_process else RQDispatcher(queue_client or client, config["BOT_QUEUE"])
     ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                      "finished": config["FINISHED_GAME_TTL"]}
     games = GameService(GameStore(client, ttl_by_status), secret_key(config),

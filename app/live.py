@@ -4,7 +4,8 @@ A watcher (an SSE stream or a long poll) registers for a game; the process subsc
 game's change channel once, however many watch it, on its one pub/sub connection. On a change
 the new events are read once, and each distinct viewer's events (each seat, the spectator) are
 made visible and rendered once, then handed to the watchers, which hold no Redis connection.
-A game's notices travel on its own channel (`{game:<id>}:changes`, in the game's hash slot).
+A game's notices travel on its own channel (`{game:<id>}:changes`, in the game's hash slot;
+sharded pub/sub on a Redis Cluster, so they stay on the game's shard: store.ChangeFeed).
 """
 
 import logging
@@ -17,7 +18,7 @@ from collections import defaultdict
 import redis
 
 from .engine import visible_event
-from .store import GameMissing, StoreUnavailable, changes_channel
+from .store import GameMissing, StoreUnavailable
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
@@ -55,7 +56,7 @@ class LiveHub:
         """`render(event)` turns one visible event into what a stream sends (done once per viewer)."""
         _HUBS.add(self)
         self.store, self.render = store, render
-        self._pubsub = store.redis.pubsub()
+        self._feed = store.change_feed()
         self._watchers = defaultdict(set)
         self._cursor = {}  # game id -> events read so far
         self._requests = queue.SimpleQueue()
@@ -128,9 +129,9 @@ class LiveHub:
         while not self._closed:
             try:
                 self._apply_requests()
-                message = self._pubsub.get_message(timeout=POLL_SECONDS)
-                if message:
-                    self._on_message(message)
+                notice = self._feed.next_notice(POLL_SECONDS)
+                if notice:
+                    self._on_notice(*notice)
             except StoreUnavailable as error:
                 log.warning("change feed lost: %s; resubscribing", error)
                 if not self._closed:
@@ -146,23 +147,21 @@ class LiveHub:
                 return
             with self._lock:
                 watched = bool(self._watchers.get(game_id))
-            channel = changes_channel(game_id)
             if action == "subscribe" and watched:
                 if game_id in self._cursor:  # still subscribed: its last watcher left and a new one came
                     self._mark_subscribed(game_id)
                 else:
-                    self._pubsub.subscribe(channel)
+                    self._feed.subscribe(game_id)
             elif action == "unsubscribe" and not watched and game_id in self._cursor:
-                self._pubsub.unsubscribe(channel)
+                self._feed.unsubscribe(game_id)
                 self._cursor.pop(game_id, None)
 
-    def _on_message(self, message):
-        game_id = _game_of(message["channel"])
-        if message["type"] == "subscribe":
+    def _on_notice(self, kind, game_id, version):
+        if kind == "subscribed":
             self._cursor[game_id] = self.store.event_count(game_id)  # read after subscribing: nothing slips
             self._mark_subscribed(game_id)
-        elif message["type"] == "message" and game_id in self._cursor:
-            self._changed(game_id, int(message["data"]))
+        elif game_id in self._cursor:
+            self._changed(game_id, version)
 
     def _mark_subscribed(self, game_id: str):
         with self._lock:
@@ -202,8 +201,3 @@ class LiveHub:
             except StoreUnavailable as error:  # still down: the next round of the loop tries again
                 log.warning("change feed still down: %s", error)
                 return
-
-
-def _game_of(channel) -> str:
-    text = channel.decode() if isinstance(channel, bytes) else channel
-    return text[len("{game:"):text.index("}")]

@@ -21,14 +21,15 @@ MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed
 # once on one busy process) queues rather than fails; beyond it, 503.
 POOL_WAIT = 3.0
 
-# KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever), events...
+# KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever),
+# the publish command (SPUBLISH on a cluster: the notice stays on the game's shard), events...
 _COMPARE_AND_SET = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return {-1, 0} end
 if current ~= ARGV[1] then return {0, tonumber(current)} end
 local version = tonumber(current) + 1
 redis.call('HSET', KEYS[1], 'version', version, 'doc', ARGV[2])
-for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local ttl = tonumber(ARGV[3])
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
@@ -37,7 +38,7 @@ else
   redis.call('PERSIST', KEYS[1])
   redis.call('PERSIST', KEYS[2])
 end
-redis.call('PUBLISH', KEYS[3], version)
+redis.call(ARGV[4], KEYS[3], version)
 return {1, version}
 """
 
@@ -155,7 +156,7 @@ def due_moves_key(bucket: int) -> str:
 
 
 def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
-            max_connections: int = MAX_CONNECTIONS) -> redis.Redis:
+            max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> redis.Redis:
     """A client for `url`; with no URL, the embedded in-process server (one per process).
 
     A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
@@ -165,6 +166,9 @@ def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
     `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
     """
     if url:
+        if cluster:
+            return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
+                                               max_connections=max_connections)
         pool = redis.BlockingConnectionPool.from_url(
             url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
             socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
@@ -188,6 +192,7 @@ class GameStore:
     def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int]):
         self.redis = client
         self.ttl_by_status = ttl_by_status
+        self.feed_commands = SHARDED_FEED if isinstance(client, redis.RedisCluster) else PLAIN_FEED
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
@@ -224,8 +229,9 @@ class GameStore:
                         previous_status: str) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
         try:
-            outcome, version = self._cas(keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
-                                         args=[expected, _dump(doc), self._ttl(doc), *map(_dump, events)])
+            outcome, version = self._cas(
+                keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
+                args=[expected, _dump(doc), self._ttl(doc), self.feed_commands[0], *map(_dump, events)])
         except StoreUnavailable as error:
             raise WriteOutcomeUnknown() from error
         if outcome == -1:
@@ -235,6 +241,9 @@ class GameStore:
         if doc["status"] != previous_status:
             self._index(game_id, doc["status"], previous_status)
         return version
+
+    def change_feed(self) -> "ChangeFeed":
+        return ChangeFeed(self.redis, self.feed_commands)
 
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)
@@ -315,6 +324,51 @@ class GameStore:
         for game_id in game_ids:
             pipe.zrem(status_index_key(status, bucket_of(game_id)), game_id)
         pipe.execute()
+
+
+# How change notices travel: (publish, subscribe, unsubscribe) and their message types.
+PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
+SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
+
+
+class ChangeFeed:
+    """One process's subscriptions to games' change channels: plain pub/sub on one Redis, sharded
+    pub/sub on a cluster (a game's notices stay on its shard; one connection per shard)."""
+
+    def __init__(self, client, commands):
+        self._pubsub = client.pubsub()
+        _, self._subscribe, self._unsubscribe = commands
+        self._sharded = commands is SHARDED_FEED
+
+    def subscribe(self, game_id: str):
+        getattr(self._pubsub, self._subscribe)(changes_channel(game_id))
+
+    def unsubscribe(self, game_id: str):
+        getattr(self._pubsub, self._unsubscribe)(changes_channel(game_id))
+
+    def next_notice(self, timeout: float):
+        """("subscribed" or "changed", game id, version or None), or None when nothing came."""
+        if self._sharded:
+            if not self._pubsub.shard_channels:
+                time.sleep(timeout)
+                return None
+            message = self._pubsub.get_sharded_message(timeout=timeout)
+        else:
+            message = self._pubsub.get_message(timeout=timeout)
+        if not message or message["type"] not in NOTICE_KINDS:
+            return None
+        game_id = _game_of(message["channel"])
+        if NOTICE_KINDS[message["type"]] == "subscribed":
+            return "subscribed", game_id, None
+        return "changed", game_id, int(message["data"])
+
+
+NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
+
+
+def _game_of(channel) -> str:
+    text = channel.decode() if isinstance(channel, bytes) else channel
+    return text[len("{game:"):text.index("}")]
 
 
 class MatchStore:

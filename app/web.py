@@ -12,7 +12,7 @@ from .api import bodies, games, health, idempotency, limits, matches, problems, 
 from .api.schemas import Problem
 from .api.streaming import render_event
 from .config import Config
-from .dispatch import build_services
+from .dispatch import build_services, store_client
 from .live import LiveHub
 from .store import connect
 
@@ -43,8 +43,8 @@ def create_app(overrides: dict | None = None) -> Flask:
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
-    service, match_service = build_services(
-        connect(app.config["REDIS_URL"], max_connections=app.config["REDIS_MAX_CONNECTIONS"]), app.config, in_process)
+    queues = connect(app.config["REDIS_URL"], max_connections=app.config["REDIS_MAX_CONNECTIONS"])
+    service, match_service = build_services(store_client(app.config, queues), app.config, in_process, queues)
     app.extensions["ronda.api"] = api
     app.extensions["ronda.store"] = service.store
     app.extensions["ronda.service"] = service

@@ -5,7 +5,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from redis_server import RedisServer  # noqa: E402
+from redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -13,6 +13,23 @@ def redis_url():
     server = RedisServer()
     yield server.start()
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster_url():
+    """A real 3-master Redis Cluster, started here for the store-facing tests."""
+    cluster = RedisClusterServers(masters=3)
+    yield cluster.start()
+    cluster.stop()
+
+
+@pytest.fixture(scope="module", params=["redis", "cluster"])
+def store_config(request, redis_url):
+    """The store-facing modules run twice: games on one Redis, then on a Redis Cluster (with the
+    job queues on the plain Redis, since RQ does not run on a cluster)."""
+    if request.param == "cluster":
+        return {"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": request.getfixturevalue("cluster_url")}
+    return {"REDIS_URL": redis_url}
 
 
 @pytest.fixture(scope="session")

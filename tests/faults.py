@@ -48,9 +48,9 @@ class FaultyRedis(redis.Redis):
         return pipe
 
 
-def start_worker(redis_url, queue_name, stall_seconds=1):
+def start_worker(redis_url, queue_name, stall_seconds=1, cluster_url=None):
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue_name,
-           "RONDA_BOT_STALL_SECONDS": str(stall_seconds)}
+           "RONDA_BOT_STALL_SECONDS": str(stall_seconds), **({"REDIS_CLUSTER_URL": cluster_url} if cluster_url else {})}
     return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

@@ -13,6 +13,12 @@ from app.store import state_key
 from http_helpers import act, create, play_to_the_end, seat_view
 from test_properties import card_ids_in
 
+@pytest.fixture(scope="module")
+def app(store_config):
+    from app import create_app
+    return create_app({**store_config, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+
+
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
 SPEC = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
 

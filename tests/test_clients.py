@@ -11,8 +11,8 @@ from http_helpers import act, bearer, create, seat_view
 
 
 @pytest.fixture(scope="module")
-def live_app(redis_url):
-    return create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
+def live_app(store_config):
+    return create_app({**store_config, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
                        "SSE_KEEPALIVE_SECONDS": 0.2, "CORS_ORIGINS": ["https://play.example"]})
 
 
@@ -116,8 +116,8 @@ def test_creating_a_game_twice_with_one_key_gives_one_game(live_app):
     assert first.json["game"]["id"] == again.json["game"]["id"] and first.headers["Location"] == again.headers["Location"]
 
 
-def test_too_many_requests_is_429_with_retry_after(redis_url):
-    client = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_TOKEN": 3, "RATE_LIMIT_PER_ADDRESS": 0}).test_client()
+def test_too_many_requests_is_429_with_retry_after(store_config):
+    client = create_app({**store_config, "RATE_LIMIT_PER_TOKEN": 3, "RATE_LIMIT_PER_ADDRESS": 0}).test_client()
     game, tokens = create(client)
     statuses = [client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
@@ -149,8 +149,8 @@ def wait_until(check, seconds=10.0):
 
 
 @pytest.fixture(scope="module")
-def timed_app(redis_url):
-    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
+def timed_app(store_config):
+    app = create_app({**store_config, "BOT_DISPATCH": "inprocess",
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
     return app
 

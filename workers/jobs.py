@@ -3,7 +3,7 @@
 from rq import get_current_job
 
 from app.config import settings
-from app.dispatch import build_services, match_queue_name
+from app.dispatch import build_services, match_queue_name, store_client
 from app.metrics import JOB_SECONDS
 
 
@@ -11,7 +11,8 @@ def _services():
     job = get_current_job()
     # Follow-up work goes to the live queue of the deployment this job came from.
     live_queue = job.origin.removesuffix(match_queue_name(""))
-    return build_services(job.connection, settings() | {"BOT_QUEUE": live_queue}, in_process=False)
+    config = settings() | {"BOT_QUEUE": live_queue}
+    return build_services(store_client(config, job.connection), config, in_process=False, queue_client=job.connection)
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:

@@ -19,7 +19,7 @@ from rq import SimpleWorker, Worker
 from app import metrics
 
 from app.config import settings
-from app.dispatch import build_services, match_queue_name, sweep_forever
+from app.dispatch import build_services, match_queue_name, store_client, sweep_forever
 from app.embedded import die_with_parent
 from app.store import StoreUnavailable, connect
 
@@ -51,7 +51,8 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
                                                           name="ronda-match-worker")
     matches.start()
     connection = connect(redis_url, socket_timeout=None)
-    service, _ = build_services(connection, settings(), in_process=False)
+    service, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
+                                queue_client=connection)
     stop = threading.Event()
     threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True).start()
     try:

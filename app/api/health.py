@@ -14,12 +14,14 @@ blp = Blueprint("health", __name__, url_prefix="/health", description="Service h
 
 class Health(Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
-    store = fields.String(required=True, metadata={"description": "redis, or embedded"})
+    store = fields.String(required=True, metadata={"description": "redis, redis cluster, or embedded"})
 
 
 def _health():
     config = current_app.config
-    return {"status": "ok", "store": "embedded" if config["EMBEDDED"] or not config["REDIS_URL"] else "redis"}
+    if config["EMBEDDED"] or not config["REDIS_URL"]:
+        return {"status": "ok", "store": "embedded"}
+    return {"status": "ok", "store": "redis cluster" if config["REDIS_CLUSTER_URL"] else "redis"}
 
 
 @blp.route("/live")

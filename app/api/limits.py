@@ -26,10 +26,13 @@ def _no_token() -> bool:
     return not request.headers.get("Authorization")
 
 
-def _storage_uri(redis_url: str | None) -> str:
-    if not redis_url:
-        return "memory://"  # the in-process store: one process, so its memory is shared enough
-    return redis_url.replace("unix://", "redis+unix://", 1)
+def _storage(config, redis_client) -> tuple[str, dict]:
+    """Where limits are counted: the games' Redis (through its pool), or its cluster."""
+    if config["REDIS_CLUSTER_URL"]:
+        return config["REDIS_CLUSTER_URL"].replace("redis://", "redis+cluster://", 1), {}
+    if not config["REDIS_URL"]:
+        return "memory://", {}  # the in-process store: one process, so its memory is shared enough
+    return config["REDIS_URL"].replace("unix://", "redis+unix://", 1), {"connection_pool": redis_client.connection_pool}
 
 
 def install(app, redis_client, exempt_blueprints):
@@ -42,10 +45,10 @@ def install(app, redis_client, exempt_blueprints):
     if config["RATE_LIMIT_PER_TOKEN"]:
         limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_TOKEN']}/minute", key_function=_token_key,
                                        exempt_when=_no_token, scope="token"))
+    storage_uri, storage_options = _storage(config, redis_client)
     limiter = Limiter(request_address, app=app, application_limits=limits, enabled=bool(limits),
-                      storage_uri=_storage_uri(config["REDIS_URL"]), headers_enabled=True, strategy="fixed-window",
-                      storage_options={"connection_pool": redis_client.connection_pool} if config["REDIS_URL"] else {},
-                      key_prefix="ratelimit")
+                      storage_uri=storage_uri, storage_options=storage_options, headers_enabled=True,
+                      strategy="fixed-window", key_prefix="ratelimit")
     for exempt in exempt_blueprints:
         limiter.exempt(exempt, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
     if config["CORS_ORIGINS"]:

@@ -1,0 +1,71 @@
+"""Games on a real 3-master Redis Cluster (REDIS_CLUSTER_URL), the job queues on a plain Redis.
+
+tests/test_api_play.py and tests/test_clients.py also run whole here (whole games of every
+preset, the 16-writer race, SSE resume, long polls, idempotent replays, rate limits): their
+fixtures take both stores. These are what only a cluster shows."""
+
+import time
+import uuid
+
+import pytest
+import redis
+
+from app import create_app
+from app.store import INDEX_BUCKETS, changes_channel, state_key, status_index_key
+from faults import start_worker, stop
+from http_helpers import create
+
+
+@pytest.fixture(scope="module")
+def cluster_app(redis_url, cluster_url):
+    queue = f"bots-cluster-{uuid.uuid4().hex[:8]}"
+    app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster_url, "BOT_QUEUE": queue,
+                      "BOT_DISPATCH": "rq", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    return app, queue
+
+
+def test_a_bot_game_is_played_by_a_real_worker_with_the_games_on_the_cluster(cluster_app, redis_url, cluster_url):
+    app, queue = cluster_app
+    client = app.test_client()
+    worker = start_worker(redis_url, queue, cluster_url=cluster_url)
+    try:
+        rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 11},
+                                         "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]})
+        game_id = rv.json["game"]["id"]
+        deadline = time.time() + 60
+        while client.get(f"/games/{game_id}").json["status"] != "finished" and time.time() < deadline:
+            time.sleep(0.05)
+        assert client.get(f"/games/{game_id}").json["status"] == "finished"
+    finally:
+        stop(worker)
+    assert redis.RedisCluster.from_url(cluster_url).exists(state_key(game_id))
+    assert not redis.Redis.from_url(redis_url).exists(state_key(game_id))  # the plain Redis holds queues only
+
+
+def test_open_games_are_listed_from_every_shard_and_claimed(cluster_app, cluster_url):
+    app, _ = cluster_app
+    client = app.test_client()
+    games = [create(client, seats=[{"type": "human"}, {"type": "open"}])[0]["id"] for _ in range(24)]
+    listed = [g["id"] for g in client.get("/games?status=open&page_size=100").json]
+    assert listed[:24] == games[::-1]  # newest first, merged across the buckets
+    cluster = redis.RedisCluster.from_url(cluster_url)
+    shards = {cluster.get_node_from_key(status_index_key("open", b)).name for b in range(INDEX_BUCKETS)}
+    assert len(shards) == 3  # the listing's buckets spread over the three masters
+    claimed = client.post(f"/games/{games[0]}/seats/1", json={"name": "B"})
+    assert claimed.status_code == 201
+    assert games[0] not in [g["id"] for g in client.get("/games?status=open&page_size=100").json]
+    assert games[0] in [g["id"] for g in client.get("/games?status=active&page_size=100").json]
+
+
+def test_a_games_change_notices_stay_on_its_shard(cluster_app, cluster_url):
+    app, _ = cluster_app
+    game, _ = create(app.test_client())
+    hub = app.extensions["ronda.live"]
+    watcher = hub.watch(game["id"])
+    try:
+        owner = redis.RedisCluster.from_url(cluster_url).get_node_from_key(changes_channel(game["id"]))
+        counts = redis.Redis(host=owner.host, port=owner.port).execute_command(
+            "PUBSUB", "SHARDNUMSUB", changes_channel(game["id"]))
+        assert counts[1] == 1  # a sharded subscription, on the shard that owns the game's slot
+    finally:
+        hub.unwatch(watcher)
