@@ -30,6 +30,10 @@ class Config:
     REDIS_CLUSTER_URL = os.environ.get("REDIS_CLUSTER_URL") or None
     # Redis connections per API process (requests in flight, plus one for every live stream together).
     REDIS_MAX_CONNECTIONS = int(os.environ.get("RONDA_REDIS_MAX_CONNECTIONS", 50))
+    # Durability: answer a write only once this many replicas have it (Redis WAIT, at most
+    # REPLICA_WAIT_MS; past it, 503 outcome_unknown). 0: answer at once (replication is async).
+    WRITE_REPLICAS = int(os.environ.get("RONDA_WRITE_REPLICAS", 0))
+    REPLICA_WAIT_MS = int(os.environ.get("RONDA_REPLICA_WAIT_MS", 1000))
     EMBEDDED = False  # `ronda serve` without REDIS_URL: its own redis-server (app/embedded.py)
     # How long a game is kept (seconds) since its last write: open (unclaimed), active, finished.
     OPEN_GAME_TTL = int(os.environ.get("RONDA_OPEN_GAME_TTL", 24 * 3600))

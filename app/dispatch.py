@@ -142,7 +142,8 @@ def build_services(client, config: dict, in_process: bool, queue_client=None) ->
     dispatcher = InProcessDispatcher() if in_process else RQDispatcher(queue_client or client, config["BOT_QUEUE"])
     ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                      "finished": config["FINISHED_GAME_TTL"]}
-    games = GameService(GameStore(client, ttl_by_status), secret_key(config),
+    store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
+    games = GameService(store, secret_key(config),
                         bot_kinds=BOTS, dispatcher=dispatcher)
     matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher)
     if in_process:

@@ -23,6 +23,7 @@ from .store import GameMissing, StoreUnavailable
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
 EVENTS_PER_READ = 500
+RETRY_SECONDS = 0.5
 CLOSED = ("closed", None)
 
 
@@ -126,7 +127,7 @@ class LiveHub:
 
     # ----- the one listener ----------------------------------------------------------------
     def _listen(self):
-        while not self._closed:
+        while not self._closed and not self._idle():
             try:
                 self._apply_requests()
                 notice = self._feed.next_notice(POLL_SECONDS)
@@ -138,6 +139,15 @@ class LiveHub:
                     self._recover()
             except Exception:
                 log.exception("change feed failed")
+                time.sleep(RETRY_SECONDS)
+
+    def _idle(self) -> bool:
+        """Nothing watched and nothing subscribed: the listener ends (the next watcher starts one)."""
+        with self._lock:
+            if self._watchers or self._cursor or not self._requests.empty():
+                return False
+            self._thread = None
+            return True
 
     def _apply_requests(self):
         while True:
@@ -192,7 +202,7 @@ class LiveHub:
     def _recover(self):
         """After the connection broke: subscribe again (redis-py does on reconnect) and treat every
         watched game as changed, so no event of the gap is lost."""
-        threading.Event().wait(0.5)
+        time.sleep(RETRY_SECONDS)
         for game_id in list(self._cursor):
             try:
                 self._changed(game_id, self.store.version(game_id))

@@ -83,8 +83,11 @@ return 0
 """
 
 
-# Redis down, frozen or out of connections: nothing was read, or a write's outcome is unknown.
-StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+# Redis down, frozen or out of connections, or a cluster without a master for a slot (during a
+# failover): nothing was read, or a write's outcome is unknown.
+StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                    redis.exceptions.RedisClusterException, redis.exceptions.ClusterError,
+                    redis.exceptions.TryAgainError)
 
 
 class GameMissing(Exception):
@@ -189,22 +192,23 @@ def _embedded_server():
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int]):
+    def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int], replicas: int = 0,
+                 replica_wait_ms: int = 1000):
         self.redis = client
         self.ttl_by_status = ttl_by_status
+        self.replicas, self.replica_wait_ms = replicas, replica_wait_ms
         self.feed_commands = SHARDED_FEED if isinstance(client, redis.RedisCluster) else PLAIN_FEED
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
-        try:
-            created = self._create(keys=[state_key(game_id), events_key(game_id)],
-                                   args=[_dump(doc), self._ttl(doc), *map(_dump, events)])
-        except StoreUnavailable as error:
-            raise WriteOutcomeUnknown() from error
+        created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
+                                            [_dump(doc), self._ttl(doc), *map(_dump, events)])
         if not created:
             raise VersionConflict(1)
+        if not replicated:
+            raise WriteOutcomeUnknown()
         self._index(game_id, doc["status"], None)
         return 1
 
@@ -228,19 +232,38 @@ class GameStore:
     def compare_and_set(self, game_id: str, expected: int, doc: dict, events: list[dict],
                         previous_status: str) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict."""
-        try:
-            outcome, version = self._cas(
-                keys=[state_key(game_id), events_key(game_id), changes_channel(game_id)],
-                args=[expected, _dump(doc), self._ttl(doc), self.feed_commands[0], *map(_dump, events)])
-        except StoreUnavailable as error:
-            raise WriteOutcomeUnknown() from error
+        (outcome, version), replicated = self._written(
+            self._cas, game_id, [state_key(game_id), events_key(game_id), changes_channel(game_id)],
+            [expected, _dump(doc), self._ttl(doc), self.feed_commands[0], *map(_dump, events)])
         if outcome == -1:
             raise GameMissing(game_id)
         if outcome == 0:
             raise VersionConflict(version)
+        if not replicated:
+            raise WriteOutcomeUnknown()
         if doc["status"] != previous_status:
             self._index(game_id, doc["status"], previous_status)
         return version
+
+    def _written(self, script, game_id, keys, args):
+        """Run a write script: (its answer, whether `replicas` replicas have the write). Redis
+        replicates asynchronously; with `replicas` set, WAIT on the connection that wrote (on a
+        cluster, the game's own shard) holds the answer until that many replicas have it, so an
+        acknowledged write survives its master's failover. A store that stops answering leaves
+        the write's outcome unknown."""
+        try:
+            if not self.replicas:
+                return script(keys=keys, args=args), True
+            shard = self.redis
+            if isinstance(shard, redis.RedisCluster):
+                shard = shard.get_node_from_key(keys[0]).redis_connection
+            pipe = shard.pipeline(transaction=False)
+            script(keys=keys, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.replicas, self.replica_wait_ms)
+            answer, acknowledged = pipe.execute()
+            return answer, acknowledged >= self.replicas
+        except StoreUnavailable as error:
+            raise WriteOutcomeUnknown() from error
 
     def change_feed(self) -> "ChangeFeed":
         return ChangeFeed(self.redis, self.feed_commands)

@@ -123,7 +123,11 @@ class RedisClusterServers:
         deadline = time.time() + 30
         while time.time() < deadline:
             states = [redis.Redis(port=p).cluster("info")["cluster_state"] for p in ports]
-            if all(state == "ok" for state in states):
+            replication = [redis.Redis(port=p).info("replication") for p in ports]
+            synced = sum(info["role"] == "master" and info["connected_slaves"] >= self.replicas
+                         and all(info[f"slave{i}"]["state"] == "online" for i in range(self.replicas))
+                         for info in replication)
+            if all(state == "ok" for state in states) and synced == self.masters:
                 self.url = f"redis://127.0.0.1:{ports[0]}/0"
                 return self.url
             time.sleep(0.1)
@@ -149,6 +153,10 @@ class RedisClusterServers:
     def kill(self, port):
         self.nodes[port].kill()
         self.nodes[port].wait(timeout=10)
+
+    def restart(self, port):
+        """The node comes back with its own cluster state: after a failover, as a replica."""
+        self._launch(port)
 
     def stop(self):
         for process in self.nodes.values():

@@ -12,7 +12,9 @@ import redis
 
 from app import create_app
 from app.store import INDEX_BUCKETS, changes_channel, state_key, status_index_key
+from failover import play_through_a_failover
 from faults import start_worker, stop
+from redis_server import RedisClusterServers
 from http_helpers import create
 
 
@@ -69,3 +71,21 @@ def test_a_games_change_notices_stay_on_its_shard(cluster_app, cluster_url):
         assert counts[1] == 1  # a sharded subscription, on the shard that owns the game's slot
     finally:
         hub.unwatch(watcher)
+
+
+def test_games_go_on_after_a_master_fails_over_and_no_acknowledged_move_is_lost(redis_url):
+    """3 masters with a replica each and RONDA_WRITE_REPLICAS=1: a master is killed while twelve
+    games on the cluster are being played; its replica takes over, every game finishes, and every
+    move the API acknowledged is still in its game's log."""
+    cluster = RedisClusterServers(masters=3, replicas=1)
+    url = cluster.start()
+    try:
+        app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url, "WRITE_REPLICAS": 1,
+                          "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+        measured = play_through_a_failover(app, cluster)
+        print({key: value for key, value in measured.items() if key != "latencies"})
+        assert measured["acknowledged_before_kill"] > 0 and measured["refused"] > 0  # the failover was met
+        assert measured["finished"] == measured["games"]
+        assert measured["lost"] == 0
+    finally:
+        cluster.stop()
