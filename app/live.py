@@ -113,10 +113,6 @@ class LiveHub:
         finally:
             self.unwatch(watcher)
 
-    def watcher_count(self) -> int:
-        with self._lock:
-            return sum(len(w) for w in self._watchers.values())
-
     def close(self):
         """End every watcher (streams send their clients a reconnect hint) and stop listening."""
         with self._lock:
@@ -180,10 +176,8 @@ class LiveHub:
             watcher.subscribed.set()
 
     def _changed(self, game_id: str, version: int):
-        with self._lock:
-            watchers = list(self._watchers.get(game_id, ()))
         events = []
-        while any(watcher.wants_events for watcher in watchers):  # long polls need the version alone
+        while True:
             batch = self.store.events(game_id, self._cursor[game_id] + len(events), EVENTS_PER_READ)
             events += batch
             if len(batch) < EVENTS_PER_READ:
