@@ -17,8 +17,14 @@ def serve(args):
     from . import create_app
     from .config import Config
     from .dispatch import sweep_forever
-    from .embedded import persistent_secret, start_embedded_redis
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # exit through atexit: the embedded server stops too
+    from .embedded import persistent_secret, start_embedded_redis, stop_servers
+
+    def stop(*_):
+        stop_servers()
+        os._exit(0)  # at once: background moves and match games do not hold the exit (the store keeps every write)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     overrides, store = {}, Config.REDIS_URL
     if not store:
         data_dir = Path(args.data_dir).expanduser()

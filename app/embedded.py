@@ -17,6 +17,7 @@ import redis
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 _PR_SET_PDEATHSIG = 1
+_SERVERS = []
 
 
 def start_embedded_redis(data_dir: Path) -> str | None:
@@ -33,6 +34,7 @@ def start_embedded_redis(data_dir: Path) -> str | None:
         [binary, "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700", "--dir", str(data_dir),
          "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+    _SERVERS.append(process)
     atexit.register(_stop, process)
     url = f"unix://{socket}"
     client = redis.Redis.from_url(url)
@@ -64,6 +66,12 @@ def die_with_parent():
         ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except OSError:
         pass
+
+
+def stop_servers():
+    """Stop the embedded servers this process started (each flushes its append-only file)."""
+    for process in _SERVERS:
+        _stop(process)
 
 
 def _stop(process):
