@@ -53,7 +53,8 @@ class RQDispatcher:
 
     def match_game(self, match_id: str, index: int):
         self.match_queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
-                           job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600)
+                                 job_timeout=MATCH_GAME_TIMEOUT, retry=JOB_RETRY, result_ttl=60,
+                                 failure_ttl=24 * 3600)
 
 
 class InProcessDispatcher:
