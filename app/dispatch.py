@@ -94,6 +94,8 @@ class _DaemonWorker:
             work = self.work.get()
             try:
                 work()
+            except StoreUnavailable as error:  # the sweeper makes the move again once the store answers
+                log.warning("background work skipped, the store does not answer: %s", error)
             except Exception:
                 log.exception("background work failed")
 

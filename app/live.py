@@ -18,7 +18,7 @@ from collections import defaultdict
 import redis
 
 from .engine import visible_event
-from .store import GameMissing, StoreUnavailable
+from .store import SHARDED_FEED, GameMissing, StoreUnavailable, changes_channel
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
@@ -57,7 +57,7 @@ class LiveHub:
         """`render(event)` turns one visible event into what a stream sends (done once per viewer)."""
         _HUBS.add(self)
         self.store, self.render = store, render
-        self._feed = store.change_feed()
+        self._feed = ChangeFeed(store.redis, store.feed_commands)
         self._watchers = defaultdict(set)
         self._cursor = {}  # game id -> events read so far
         self._requests = queue.SimpleQueue()
@@ -205,3 +205,43 @@ class LiveHub:
             except StoreUnavailable as error:  # still down: the next round of the loop tries again
                 log.warning("change feed still down: %s", error)
                 return
+
+
+class ChangeFeed:
+    """One process's subscriptions to games' change channels: plain pub/sub on one Redis, sharded
+    pub/sub on a cluster (a game's notices stay on its shard; one connection per shard)."""
+
+    def __init__(self, client, commands):
+        self._pubsub = client.pubsub()
+        _, self._subscribe, self._unsubscribe = commands
+        self._sharded = commands is SHARDED_FEED
+
+    def subscribe(self, game_id: str):
+        getattr(self._pubsub, self._subscribe)(changes_channel(game_id))
+
+    def unsubscribe(self, game_id: str):
+        getattr(self._pubsub, self._unsubscribe)(changes_channel(game_id))
+
+    def next_notice(self, timeout: float):
+        """("subscribed" or "changed", game id, version or None), or None when nothing came."""
+        if self._sharded:
+            if not self._pubsub.shard_channels:
+                time.sleep(timeout)
+                return None
+            message = self._pubsub.get_sharded_message(timeout=timeout)
+        else:
+            message = self._pubsub.get_message(timeout=timeout)
+        if not message or message["type"] not in NOTICE_KINDS:
+            return None
+        game_id = _game_of(message["channel"])
+        if NOTICE_KINDS[message["type"]] == "subscribed":
+            return "subscribed", game_id, None
+        return "changed", game_id, int(message["data"])
+
+
+NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
+
+
+def _game_of(channel) -> str:
+    text = channel.decode() if isinstance(channel, bytes) else channel
+    return text[len("{game:"):text.index("}")]

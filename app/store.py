@@ -265,9 +265,6 @@ class GameStore:
         except StoreUnavailable as error:
             raise WriteOutcomeUnknown() from error
 
-    def change_feed(self) -> "ChangeFeed":
-        return ChangeFeed(self.redis, self.feed_commands)
-
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)
         return [json.loads(item) for item in raw]
@@ -363,46 +360,6 @@ def _has_sharded_pubsub(client) -> bool:
     if not sharded:
         log.warning("Redis Cluster before 7: change notices use plain pub/sub, sent to every node")
     return sharded
-
-
-class ChangeFeed:
-    """One process's subscriptions to games' change channels: plain pub/sub on one Redis, sharded
-    pub/sub on a cluster (a game's notices stay on its shard; one connection per shard)."""
-
-    def __init__(self, client, commands):
-        self._pubsub = client.pubsub()
-        _, self._subscribe, self._unsubscribe = commands
-        self._sharded = commands is SHARDED_FEED
-
-    def subscribe(self, game_id: str):
-        getattr(self._pubsub, self._subscribe)(changes_channel(game_id))
-
-    def unsubscribe(self, game_id: str):
-        getattr(self._pubsub, self._unsubscribe)(changes_channel(game_id))
-
-    def next_notice(self, timeout: float):
-        """("subscribed" or "changed", game id, version or None), or None when nothing came."""
-        if self._sharded:
-            if not self._pubsub.shard_channels:
-                time.sleep(timeout)
-                return None
-            message = self._pubsub.get_sharded_message(timeout=timeout)
-        else:
-            message = self._pubsub.get_message(timeout=timeout)
-        if not message or message["type"] not in NOTICE_KINDS:
-            return None
-        game_id = _game_of(message["channel"])
-        if NOTICE_KINDS[message["type"]] == "subscribed":
-            return "subscribed", game_id, None
-        return "changed", game_id, int(message["data"])
-
-
-NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
-
-
-def _game_of(channel) -> str:
-    text = channel.decode() if isinstance(channel, bytes) else channel
-    return text[len("{game:"):text.index("}")]
 
 
 class MatchStore:
