@@ -11,7 +11,7 @@ import redis
 
 from app import create_app
 from faults import FaultyRedis, play_human_until_over, start_worker, stop
-from http_helpers import act, bearer, seat_view
+from http_helpers import act, seat_view
 from redis_server import OwnRedisServer
 
 PROBLEM = "application/problem+json"

@@ -1,17 +1,15 @@
 """/games: create, list, view, claim seats, act, read events."""
 
-from flask import Response, current_app, request, url_for
+from flask import Response, current_app, url_for
 from flask.views import MethodView
 
 from . import schemas as s
 from .bodies import header_integer
+from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
+                     documents_problems, etag_header, if_match_version, live, not_modified, service)
 from .streaming import event_stream
-from .common import (Blueprint, live, IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, bearer_token,
-                     documents_problems, etag_header, if_match_version, not_modified, service)
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
-
-
 
 
 @blp.route("")
