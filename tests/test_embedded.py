@@ -1,14 +1,17 @@
 """`ronda serve` without REDIS_URL: its embedded redis-server keeps games, and their seat tokens, across a restart."""
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-import urllib.request
 
 from test_production_server import ROOT, free_port
+from test_production_server import call as call_base
+
+
+def call(port, method, path, body=None):
+    return call_base(f"http://127.0.0.1:{port}", method, path, body)
 
 
 def serve(data_dir, port):
@@ -22,14 +25,6 @@ def serve(data_dir, port):
         except OSError:
             time.sleep(0.05)
     raise AssertionError("ronda serve did not start")
-
-
-def call(port, method, path, body=None):
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as answer:
-        return json.loads(answer.read())
 
 
 def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
@@ -47,10 +42,9 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
     try:
         game = call(port, "GET", f"/games/{game_id}")
         assert game["version"] == created["game"]["version"] and game["status"] == "active"
-        request = urllib.request.Request(f"http://127.0.0.1:{port}/games/{game_id}/view",
-                                         headers={"Authorization": f"Bearer {token}"})
-        with urllib.request.urlopen(request, timeout=5) as answer:
-            assert json.loads(answer.read())["seat"] == 0  # the token still holds its seat
+        view = call_base(f"http://127.0.0.1:{port}", "GET", f"/games/{game_id}/view",
+                         headers={"Authorization": f"Bearer {token}"})
+        assert view["seat"] == 0  # the token still holds its seat
     finally:
         second.send_signal(signal.SIGTERM)
         second.wait(timeout=10)

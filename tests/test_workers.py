@@ -1,9 +1,6 @@
 """Bot moves on RQ workers against a real Redis: the job path, stale jobs, and a killed worker."""
 
-import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
 
@@ -14,6 +11,7 @@ from app import create_app
 from app.bots import choose_action
 from app.dispatch import match_queue_name
 from app.store import connect, state_key
+from faults import start_worker
 from http_helpers import act, seat_view
 
 
@@ -127,12 +125,6 @@ def test_a_move_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(r
     (_, second_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
     store.forget_due_move(game_id, second_note)
     assert game_id not in dict(store.moves_due_before(time.time() + 1, 10_000))
-
-
-def start_worker(redis_url, queue_name):
-    env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue_name, "RONDA_BOT_STALL_SECONDS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def test_a_game_survives_its_worker_being_killed_mid_game(rq_app, redis_url, queue_name):
