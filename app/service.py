@@ -172,7 +172,7 @@ class GameService:
         self.store.forget_missing(status, gone)
         moved = [summary for summary in summaries if summary["status"] != status]
         for summary in moved:  # the index update after its write failed: mend it now
-            self.store.reindex(summary["id"], summary["status"], status)
+            self.store.list_under(summary["id"], summary["status"], status)
         return [summary for summary in summaries if summary["status"] == status], total - len(gone) - len(moved)
 
     def summaries(self, game_ids: list[str]) -> tuple[list[dict], list[str]]:

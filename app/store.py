@@ -209,7 +209,7 @@ class GameStore:
             raise VersionConflict(1)
         if not replicated:
             raise WriteOutcomeUnknown()
-        self._index(game_id, doc["status"], None)
+        self.list_under(game_id, doc["status"], None)
         return 1
 
     def _ttl(self, doc) -> int:
@@ -242,7 +242,7 @@ class GameStore:
         if not replicated:
             raise WriteOutcomeUnknown()
         if doc["status"] != previous_status:
-            self._index(game_id, doc["status"], previous_status)
+            self.list_under(game_id, doc["status"], previous_status)
         return version
 
     def _written(self, script, game_id, keys, args):
@@ -272,7 +272,7 @@ class GameStore:
     def event_count(self, game_id: str) -> int:
         return self.redis.llen(events_key(game_id))
 
-    def _index(self, game_id, status, previous):
+    def list_under(self, game_id: str, status: str, previous: str | None):
         """Listing indexes live outside the game's slot, so they follow the write, not atomically:
         the write stands if they fail (a listing that finds a game under a status it left moves it)."""
         pipe = self.redis.pipeline(transaction=False)
@@ -318,9 +318,6 @@ class GameStore:
         total = sum(answers[:INDEX_BUCKETS])
         newest = sorted((pair for bucket in answers[INDEX_BUCKETS:] for pair in bucket), key=lambda pair: -pair[1])
         return [member.decode() for member, _ in newest[offset:end]], total
-
-    def reindex(self, game_id: str, status: str, listed_under: str):
-        self._index(game_id, status, listed_under)
 
     def prune_index(self, status: str, listed_before: float, limit: int) -> int:
         """Drop from a listing the games listed before `listed_before` that have expired since
