@@ -9,6 +9,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
 from .api import bodies, games, health, idempotency, limits, matches, problems, rules
+from .api.events import document_event_union
 from .api.schemas import Problem
 from .api.streaming import render_event
 from .config import Config
@@ -36,6 +37,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.config.from_object(Config)
     app.config.update(overrides or {})
     api = RondaApi(app)
+    document_event_union(api.spec)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)

@@ -1,36 +1,72 @@
 """Play a whole game against the house's greedy bot with a client generated from the spec.
 
     openapi-python-client generate --path openapi/openapi.json --meta none --output-path ronda_client
-    python examples/play_against_a_bot.py http://127.0.0.1:8000
+    python examples/play_against_a_bot.py http://127.0.0.1:8000 [preset]
 
-The generated package is used as it comes; this script always plays its first legal action.
+The generated package is used as it comes. This is the loop every client needs:
+read your view; act on its version with If-Match; on 412 the game moved first (a bot
+answered a declaration at the same time as you, say), so read the view again and decide
+again; on 429 wait as long as Retry-After says. Its player takes the first capture it is
+offered, else the first legal action.
 """
 
 import sys
+import time
+from http import HTTPStatus
 
 from ronda_client import AuthenticatedClient, Client
 from ronda_client.api.games import create_game, get_seat_view, play_action
-from ronda_client.models import (ActionRequest, ActionRequestType, CreateGameRequest, GameViewStatus,
-                                 RuleOptions, SeatRequest, SeatRequestType)
+from ronda_client.models import (ActionRequest, ActionRequestType, CaptureEvent, CreateGameRequest, GameView,
+                                 GameViewStatus, RuleOptions, SeatRequest, SeatRequestType)
 
 
-def play(base_url: str, preset: str = "classic") -> list[int]:
-    created = create_game.sync(client=Client(base_url=base_url), body=CreateGameRequest(
+def call(endpoint, *args, **kwargs):
+    """The endpoint's response, once it is not a 429 (waits as long as Retry-After says)."""
+    while True:
+        response = endpoint.sync_detailed(*args, **kwargs)
+        if response.status_code != HTTPStatus.TOO_MANY_REQUESTS:
+            return response
+        time.sleep(float(response.headers.get("Retry-After", "1")))
+
+
+def act(game_id: str, me: AuthenticatedClient, view: GameView, choice) -> tuple[GameView | None, int]:
+    """Acts on `view`: the new view and how many cards it captured, or None when the game moved first."""
+    response = call(play_action, game_id, client=me, if_match=f'"{view.version}"',
+                    body=ActionRequest(type_=ActionRequestType(choice.type_.value), card=choice.card))
+    if response.status_code == HTTPStatus.PRECONDITION_FAILED:
+        return None, 0
+    if response.status_code != HTTPStatus.OK:
+        raise RuntimeError(f"{response.status_code}: {response.parsed.detail}")
+    captured = sum(len(event.taken) for event in response.parsed.events
+                   if isinstance(event, CaptureEvent) and event.seat == view.seat)  # the union, narrowed
+    return response.parsed.game, captured
+
+
+def decide(view: GameView):
+    """A capture when there is one (a played card whose rank is on the table), else the first legal action."""
+    on_table = {card[:-1] for card in view.table}
+    captures = [a for a in view.legal_actions if a.type_.value == "play" and a.card[:-1] in on_table]
+    return (captures or view.legal_actions)[0]
+
+
+def play(base_url: str, preset: str = "classic") -> dict:
+    created = call(create_game, client=Client(base_url=base_url), body=CreateGameRequest(
         players=2, rules=RuleOptions(preset=preset),
         seats=[SeatRequest(type_=SeatRequestType.HUMAN, name="Example"),
-               SeatRequest(type_=SeatRequestType.BOT, bot="greedy")]))
+               SeatRequest(type_=SeatRequestType.BOT, bot="greedy")])).parsed
     game_id, me = created.game.id, AuthenticatedClient(base_url=base_url, token=created.tokens[0].token)
-    view = get_seat_view.sync(game_id, client=me)
+    view, captured, moved_first = call(get_seat_view, game_id, client=me).parsed, 0, 0
     while view.status != GameViewStatus.FINISHED:
         if view.seat in view.awaiting:
-            choice = view.legal_actions[0]
-            result = play_action.sync(game_id, client=me, if_match=f'"{view.version}"',
-                                      body=ActionRequest(type_=ActionRequestType(choice.type_.value), card=choice.card))
-            view = result.game
+            new_view, taken = act(game_id, me, view, decide(view))
+            if new_view is None:  # 412: read again, then decide again on what is there now
+                moved_first += 1
+                new_view = call(get_seat_view, game_id, client=me).parsed
+            view, captured = new_view, captured + taken
         else:  # the bot is thinking on a worker: wait for the next version (long polling)
-            view = get_seat_view.sync(game_id, client=me, after_version=view.version, wait_seconds=10)
-    return view.scores
+            view = call(get_seat_view, game_id, client=me, after_version=view.version, wait_seconds=10).parsed
+    return {"scores": view.scores, "cards_captured": captured, "times_the_game_moved_first": moved_first}
 
 
 if __name__ == "__main__":
-    print("final scores:", play(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000"))
+    print(play(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8000", *sys.argv[2:3]))

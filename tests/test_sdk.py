@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import requests
 from werkzeug.serving import make_server
 
 from app import create_app
@@ -38,10 +39,32 @@ def live_server(redis_url):
     server.shutdown()
 
 
-def test_the_generated_client_plays_a_whole_game_against_a_bot(generated_client, live_server):
+@pytest.mark.parametrize("preset", ["simple", "traditional"])  # traditional: declarations answered together
+def test_the_example_client_plays_a_whole_game_against_a_bot(generated_client, live_server, preset):
     import play_against_a_bot
-    scores = play_against_a_bot.play(live_server, preset="simple")
-    assert max(scores) >= 41
+    played = play_against_a_bot.play(live_server, preset=preset)
+    assert max(played["scores"]) >= 41
+    assert played["cards_captured"] > 0  # read from the narrowed CaptureEvents of its own actions
+
+
+def test_the_example_client_rereads_and_decides_again_when_the_game_moved_first(generated_client, live_server):
+    """Both seats answer a declaration at once (traditional): the slower one gets a 412."""
+    import play_against_a_bot
+    from ronda_client import AuthenticatedClient
+    from ronda_client.api.games import get_seat_view
+    game = requests.post(f"{live_server}/games", json={"players": 2, "rules": {"preset": "traditional"}, "seats": [
+        {"type": "human", "name": "A"}, {"type": "human", "name": "B"}]}).json()
+    tokens = [t["token"] for t in game["tokens"]]
+    assert game["game"]["awaiting"] == [0, 1], "the deal opens with both seats deciding on declarations"
+    me = AuthenticatedClient(base_url=live_server, token=tokens[0])
+    stale = get_seat_view.sync(game["game"]["id"], client=me)
+    other = requests.post(f"{live_server}/games/{stale.id}/actions", json={"type": "pass"}, headers={
+        "Authorization": f"Bearer {tokens[1]}", "If-Match": f'"{stale.version}"'})
+    assert other.status_code == 200
+    assert play_against_a_bot.act(stale.id, me, stale, play_against_a_bot.decide(stale)) == (None, 0)
+    fresh = get_seat_view.sync(stale.id, client=me)
+    new_view, _ = play_against_a_bot.act(stale.id, me, fresh, play_against_a_bot.decide(fresh))
+    assert new_view.version > fresh.version
 
 
 def test_the_generated_client_reads_problems_as_typed_objects(generated_client, live_server):

@@ -5,6 +5,7 @@ from flask.views import MethodView
 
 from . import schemas as s
 from .bodies import header_integer
+from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
                      documents_problems, etag_header, if_match_version, live, not_modified, service)
 from .streaming import event_stream
@@ -119,7 +120,7 @@ class Actions(MethodView):
         "play and declare (on_turn)": {"value": {"type": "play", "card": "7o", "declare": True}},
         "declare": {"value": {"type": "declare"}},
         "pass": {"value": {"type": "pass"}}})
-    @blp.response(200, s.ActionResult, description="The seat's new view and the events the action caused")
+    @blp.response(200, ActionResult, description="The seat's new view and the events the action caused")
     @documents_problems(blp, 401, 404, 409, 412, 422, 428)
     def post(self, action, game_id):
         """Play a card, declare or pass"""
@@ -131,7 +132,7 @@ class Actions(MethodView):
 class Events(MethodView):
     @blp.doc(operationId="listEvents", security=OPTIONAL_SEAT_TOKEN)
     @blp.arguments(s.EventsQuery, location="query")
-    @blp.response(200, s.Event(many=True), description="Events after `after`, as this viewer may see them")
+    @blp.response(200, Event(many=True), description="Events after `after`, as this viewer may see them")
     @documents_problems(blp, 401, 404, 422)
     def get(self, query, game_id):
         """Read the event log (replay and catch-up)"""

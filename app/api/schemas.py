@@ -224,44 +224,6 @@ class Award(Schema):
     points = fields.Integer(required=True)
 
 
-class Event(Schema):
-    """One game event; `type` says which of the other fields it carries."""
-    id = fields.Integer(required=True)
-    type = fields.String(required=True, metadata={"example": "play"})
-    seat = fields.Integer(allow_none=True)
-    camp = fields.Integer()
-    card = fields.String()
-    cards = fields.List(fields.String())
-    card_count = fields.Integer()
-    taken = fields.List(fields.String())
-    reason = fields.String()
-    points = fields.Integer()
-    step = fields.String()
-    kind = fields.String()
-    rank = fields.Integer(allow_none=True)
-    shown = fields.Boolean()
-    round = fields.Integer()
-    deal = fields.Integer()
-    dealer = fields.Integer()
-    hand = fields.List(fields.String(), allow_none=True)
-    hand_counts = fields.List(fields.Integer())
-    table = fields.List(fields.String())
-    stock = fields.Integer()
-    last_deal = fields.Boolean()
-    declarations = fields.List(fields.Nested(DeclarationInfo))
-    awards = fields.List(fields.Nested(Award))
-    scores = fields.List(fields.Integer())
-    captured = fields.List(fields.Integer())
-    winner = fields.Integer()
-    seed = fields.String()
-    bot = fields.String(metadata={"description": "turn_timeout and seat_left: the bot that plays for the seat"})
-
-
-class ActionResult(Schema):
-    game = fields.Nested(GameView, required=True)
-    events = fields.List(fields.Nested(Event), required=True)
-
-
 class EventsQuery(Schema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_COUNTER))
     limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=2000))
