@@ -7,6 +7,8 @@ RUN pip install --no-cache-dir --no-deps -r requirements.lock
 COPY pyproject.toml README.md ./
 COPY app ./app
 COPY workers ./workers
+# app/static/rules.md links to docs/rules.md: the wheel takes the file itself.
+COPY docs ./docs
 RUN pip install --no-cache-dir --no-deps .
 # Each gunicorn worker and `ronda worker` process writes its metrics here; /metrics adds them up.
 ENV PYTHONUNBUFFERED=1 PROMETHEUS_MULTIPROC_DIR=/tmp/ronda-metrics

@@ -5,8 +5,11 @@ import os
 DESCRIPTION = """Ronda, the Moroccan fishing card game, as a service.
 
 Create a game, hand each human seat its token (`Authorization: Bearer <token>`), read your
-seat's view and act on it with `If-Match: "<version>"`. Every error is
-`application/problem+json` with a stable `code`. Rules: see `GET /rules/presets`.
+seat's view and act on it with `If-Match: "<version>"`; on 412 read the view again and decide
+again, on 429 wait as long as `Retry-After` says. Every error is `application/problem+json`
+with a stable `code`. The rules, every preset and option: [the rules page](/#/rules) (its source,
+`docs/rules.md`, is also at `/static/rules.md`; presets as data: `GET /rules/presets`). A web
+client to play in a browser: [/](/).
 """
 
 
@@ -17,7 +20,8 @@ class Config:
     OPENAPI_URL_PREFIX = "/"
     OPENAPI_JSON_PATH = "openapi.json"
     OPENAPI_SWAGGER_UI_PATH = "/docs"
-    OPENAPI_SWAGGER_UI_URL = "https://cdn.jsdelivr.net/npm/swagger-ui-dist/"
+    # Served from the package (app/static/vendor, with their licences), so the docs work offline.
+    OPENAPI_SWAGGER_UI_URL = "/static/vendor/swagger-ui-5.35.0/"
     API_SPEC_OPTIONS = {
         "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
         "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",

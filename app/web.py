@@ -8,7 +8,7 @@ from werkzeug.exceptions import UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import bodies, games, health, idempotency, limits, matches, problems, rules
+from .api import bodies, games, health, idempotency, limits, matches, problems, rules, web_client
 from .api.events import document_event_union
 from .api.schemas import Problem
 from .api.streaming import render_event
@@ -42,6 +42,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)
     api.register_blueprint(health.blp)
+    app.register_blueprint(web_client.blp)
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]

@@ -1,4 +1,5 @@
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,17 @@ def app(redis_url):
 @pytest.fixture
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def live_server(redis_url):
+    """The app on a real HTTP server (bots on its own threads, no rate limits), for whole clients."""
+    from werkzeug.serving import make_server
+
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()

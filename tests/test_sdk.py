@@ -3,14 +3,10 @@
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 import requests
-from werkzeug.serving import make_server
-
-from app import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,17 +22,6 @@ def generated_client(tmp_path_factory):
     sys.path.insert(0, str(ROOT / "examples"))
     yield out
     sys.path.remove(str(out.parent))
-
-
-@pytest.fixture(scope="module")
-def live_server(redis_url):
-    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
-                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
 
 
 @pytest.mark.parametrize("preset", ["simple", "traditional"])  # traditional: declarations answered together

@@ -28,7 +28,15 @@ class Games(MethodView):
         return games
 
     @blp.doc(operationId="createGame")
-    @blp.arguments(s.CreateGameRequest)
+    @blp.arguments(s.CreateGameRequest, examples={
+        "against a bot": {"value": {"players": 2, "rules": {"preset": "classic"}, "seats": [
+            {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "greedy"}]}},
+        "open seats for others to claim": {"value": {"players": 2, "rules": {"preset": "simple"}, "seats": [
+            {"type": "human", "name": "Amina"}, {"type": "open"}]}},
+        "four players in teams, with a turn timer": {"value": {
+            "players": 4, "rules": {"preset": "traditional", "target": 41}, "turn_timeout_seconds": 60, "seats": [
+                {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "expert"},
+                {"type": "open"}, {"type": "bot", "bot": "expert"}]}}})
     @blp.response(201, s.GameCreated, description="The game, and one secret token per human seat (shown only here)")
     @documents_problems(blp, 422)
     def post(self, request):
@@ -90,7 +98,7 @@ class Stream(MethodView):
 @blp.route("/<game_id>/seats/<int:seat>")
 class Seat(MethodView):
     @blp.doc(operationId="claimSeat")
-    @blp.arguments(s.ClaimSeatRequest)
+    @blp.arguments(s.ClaimSeatRequest, example={"name": "Youssef"})
     @blp.response(201, s.SeatClaimed, description="The seat's secret token (shown only here)")
     @documents_problems(blp, 404, 409, 412, 422)
     def post(self, request, game_id, seat):
@@ -103,7 +111,7 @@ class Seat(MethodView):
 @blp.route("/<game_id>/seats/<int:seat>/leave")
 class LeaveSeat(MethodView):
     @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
-    @blp.arguments(s.LeaveSeatRequest)
+    @blp.arguments(s.LeaveSeatRequest, example={"bot": "greedy"})
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
     @documents_problems(blp, 401, 404, 409, 422)
     def post(self, request, game_id, seat):

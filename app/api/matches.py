@@ -53,7 +53,8 @@ class Match(Schema):
 @blp.route("")
 class Matches(MethodView):
     @blp.doc(operationId="createMatch")
-    @blp.arguments(CreateMatchRequest)
+    @blp.arguments(CreateMatchRequest, example={"bots": ["greedy", "random"], "games": 20,
+                                                "rules": {"preset": "classic"}})
     @blp.response(202, Match, description="Accepted: the games run on the workers")
     @documents_problems(blp, 422)
     def post(self, request):

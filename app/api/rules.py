@@ -6,6 +6,15 @@ from ..engine import PRESETS
 from . import schemas as s
 from .common import Blueprint
 
+# One line per preset, for clients' create screens; docs/rules.md says the rest.
+SUMMARIES = {
+    "classic": "Teams of two at four; four cards to the table; darba streaks; declare on your turn.",
+    "traditional": "Four-card hands, no table deal; piles build streaks; everyone declares together.",
+    "runda": "Caída streaks; only the highest declaration scores; the winner is settled at the round's end.",
+    "simple": "Everyone for themselves; declarations scored automatically; the shortest rules.",
+    "elaborate": "Everyone for themselves; four-card hands; the dealer's last card scores.",
+}
+
 blp = Blueprint("rules", __name__, url_prefix="/rules", description="Rule presets (RULES.md §8)")
 
 
@@ -15,5 +24,5 @@ class Presets(MethodView):
     @blp.response(200, s.Preset(many=True))
     def get(self):
         """List the rule presets with every option"""
-        return [{"name": name, "players": list(rules.player_counts()), "options": rules.to_dict()}
+        return [{"name": name, "summary": SUMMARIES[name], "players": list(rules.player_counts()), "options": rules.to_dict()}
                 for name, rules in PRESETS.items()]

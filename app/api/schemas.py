@@ -247,6 +247,7 @@ class ListGamesQuery(Schema):
 
 class Preset(Schema):
     name = fields.String(required=True)
+    summary = fields.String(required=True, metadata={"description": "the preset in one line"})
     players = fields.List(fields.Integer(), required=True)
     options = fields.Nested(Rules, required=True)
 

@@ -34,6 +34,7 @@ def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: in
             if view["status"] == "finished":
                 return
         else:
+            yield ": resumed\n\n"  # the answer starts now, so the client knows the stream is open
             for event_id, kind, text in _read_after(service, game_id, seat, last_event_id):
                 yield text
                 last_event_id = event_id

@@ -1,0 +1,29 @@
+// A few helpers to build the page from data, without a framework.
+
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = value;
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+}
+
+export function show(...children) {
+  const main = document.getElementById("main");
+  main.replaceChildren(...children.filter((child) => child !== null && child !== undefined));
+  return main;
+}
+
+export function errorText(error) {
+  return error.code ? `${error.message} (${error.code})` : String(error.message || error);
+}
+
+export const BOTS = ["greedy", "random", "montecarlo", "expert"];
+
+export function link(path) {
+  return `${location.origin}${location.pathname}#${path}`;
+}

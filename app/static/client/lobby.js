@@ -1,0 +1,94 @@
+// The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
+import { claimSeat, get, playerName, post, rememberName, saveSeat } from "./api.js";
+import { BOTS, errorText, h, link, show } from "./dom.js";
+
+export async function lobby() {
+  const presets = await get("/rules/presets");
+  const message = h("p", { class: "error", role: "alert" });
+  const name = h("input", { id: "name", name: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
+  const preset = h("select", { id: "preset", name: "preset" },
+    presets.map((p) => h("option", { value: p.name }, p.name)));
+  const players = h("select", { id: "players", name: "players" });
+  const others = h("div", { class: "seats" });
+  const target = h("input", { id: "target", name: "target", type: "number", min: 1, max: 1000, placeholder: "41" });
+
+  function seatChoice(seat) {
+    return h("label", {}, `Seat ${seat}`, h("select", { name: `seat${seat}`, "data-seat": seat },
+      BOTS.map((bot) => h("option", { value: `bot:${bot}` }, `${bot} bot`)),
+      h("option", { value: "open" }, "open for a friend")));
+  }
+
+  function refreshPlayers() {
+    const chosen = presets.find((p) => p.name === preset.value);
+    const count = Number(players.value) || chosen.players[0];
+    players.replaceChildren(...chosen.players.map((n) => h("option", { value: n, selected: n === count }, `${n} players`)));
+    if (!chosen.players.includes(count)) players.value = chosen.players[0];
+    others.replaceChildren(...Array.from({ length: Number(players.value) - 1 }, (_, i) => seatChoice(i + 1)));
+  }
+  preset.addEventListener("change", refreshPlayers);
+  players.addEventListener("change", refreshPlayers);
+  refreshPlayers();
+
+  async function create(event) {
+    event.preventDefault();
+    rememberName(name.value.trim());
+    const seats = [{ type: "human", name: name.value.trim() || "You" }];
+    for (const select of others.querySelectorAll("select")) {
+      seats.push(select.value === "open" ? { type: "open" } : { type: "bot", bot: select.value.slice(4) });
+    }
+    const rules = { preset: preset.value };
+    if (target.value) rules.target = Number(target.value);
+    try {
+      const created = await post("/games", { players: Number(players.value), rules, seats });
+      saveSeat(created.game.id, 0, created.tokens[0].token);
+      location.hash = `#/games/${created.game.id}`;
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  }
+
+  const openList = h("ul", { class: "games", id: "open-games" });
+  const activeList = h("ul", { class: "games", id: "active-games" });
+
+  async function join(game, seat) {
+    try {
+      await claimSeat(game.id, seat, name.value.trim());
+      location.hash = `#/games/${game.id}`;
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  }
+
+  const describeSeats = (game) => game.seats.map((s) => s.type === "open" ? "open" : s.name).join(" · ");
+
+  async function refreshLists() {
+    const [open, active] = await Promise.all([get("/games?status=open&page_size=20"), get("/games?status=active&page_size=20")]);
+    openList.replaceChildren(...(open.length ? open.map((game) => h("li", {},
+      h("span", {}, `${game.preset}, ${game.players} players: ${describeSeats(game)}`),
+      game.seats.filter((s) => s.type === "open").map((s) =>
+        h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
+    activeList.replaceChildren(...(active.length ? active.map((game) => h("li", {},
+      h("span", {}, `${game.preset}: ${describeSeats(game)} (${game.scores.join(" – ")})`),
+      h("a", { class: "button small", href: `#/games/${game.id}` }, "Watch"))) : [h("li", { class: "muted" }, "No game in play.")]));
+  }
+
+  show(
+    h("section", { class: "panel" },
+      h("h1", {}, "Play Ronda"),
+      h("p", {}, "The Moroccan fishing card game: capture cards of the rank you play, chain ranks for streaks, declare pairs and triples. ",
+        h("a", { href: "#/rules" }, "The rules"), "."),
+      h("form", { id: "new-game", onsubmit: create },
+        h("label", {}, "Your name", name),
+        h("label", {}, "Rules", preset),
+        h("ul", { class: "presets" }, presets.map((p) => h("li", {}, h("b", {}, p.name), `: ${p.summary}`))),
+        h("label", {}, "Players", players),
+        others,
+        h("label", {}, "Points to win (optional)", target),
+        h("button", { type: "submit", id: "create" }, "Start the game"),
+        message)),
+    h("section", { class: "panel" }, h("h2", {}, "Open games"), openList),
+    h("section", { class: "panel" }, h("h2", {}, "Games in play"), activeList,
+      h("p", { class: "muted" }, "Share a game's address to let others watch it: ", h("code", {}, link("/games/<id>")))),
+  );
+  await refreshLists();
+}

@@ -1,0 +1,192 @@
+"""The web client at `/`, driven in a real Chromium (Debian's, through Playwright) against a live server."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import requests
+
+from tooling import require
+
+pytest.importorskip("playwright", reason="the test extras install it: pip install -e '.[test]'")
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+SCREENSHOTS = Path(os.environ.get("RONDA_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts")) / "screenshots"
+MOVE_WAIT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = require("chromium", "Debian's Chromium: sudo apt-get install -y chromium")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert errors == [], "the page threw"
+
+
+def create_in_lobby(page, base, preset="simple", target=None):
+    page.goto(f"{base}/")
+    page.fill("#name", "Tester")
+    page.select_option("#preset", preset)
+    if target:
+        page.fill("#target", str(target))
+    page.click("#create")
+    expect(page.locator("#hand")).to_be_visible()
+    return page.url.rsplit("/", 1)[1]
+
+
+def two_humans(base, preset="simple"):
+    created = requests.post(f"{base}/games", json={"players": 2, "rules": {"preset": preset}, "seats": [
+        {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json()
+    return created["game"], [t["token"] for t in created["tokens"]]
+
+
+def sit_at(page, base, game_id, seat, token):
+    """The page holds `token` for `seat`, as if it had created or joined the game itself."""
+    page.goto(f"{base}/")
+    page.evaluate("([key, value]) => localStorage.setItem(key, value)",
+                  [f"ronda:seat:{game_id}", f'{{"seat": {seat}, "token": "{token}"}}'])
+    page.goto(f"{base}/#/games/{game_id}")
+
+
+def overflowing(page) -> list[str]:
+    return page.evaluate("""() => [...document.querySelectorAll('body *')].filter((e) => {
+        const box = e.getBoundingClientRect();
+        return box.width && (box.right > innerWidth + 0.5 || box.left < -0.5);
+    }).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)
+      .concat(document.documentElement.scrollWidth > innerWidth ? ['the page scrolls sideways'] : [])""")
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_the_lobby_fits_a_phone_and_a_laptop_without_overflow(browser, live_server, width, height):
+    requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": "Someone with a long name"}, {"type": "open"}]})
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(f"{live_server}/")
+    expect(page.locator("#open-games li").first).to_be_visible()
+    expect(page.locator(".presets li")).to_have_count(5)  # every preset, one line each
+    assert overflowing(page) == []
+    page.screenshot(path=SCREENSHOTS / f"lobby-{width}x{height}.png", full_page=True)
+    context.close()
+
+
+def test_a_whole_game_against_the_greedy_bot_played_by_clicks(page, live_server):
+    game_id = create_in_lobby(page, live_server, preset="simple", target=11)
+    clicks = 0
+    next_move = page.locator("#hand button.card.legal, #actions button:enabled, #result")
+    while True:
+        next_move.first.wait_for(timeout=MOVE_WAIT_MS)
+        if page.locator("#result").count():
+            break
+        next_move.first.click()
+        clicks += 1
+        if clicks == 6:
+            page.screenshot(path=SCREENSHOTS / "table-mid-game.png", full_page=True)
+    final = requests.get(f"{live_server}/games/{game_id}").json()
+    assert final["status"] == "finished" and max(final["scores"]) >= 11
+    expect(page.locator("#verification")).to_contain_text("matches the commitment")
+    for camp, score in enumerate(final["scores"]):
+        expect(page.locator(f'.points[data-camp="{camp}"]')).to_have_text(str(score))
+    expect(page.locator("#log")).to_contain_text("Game over")
+    page.screenshot(path=SCREENSHOTS / "finished-game.png", full_page=True)
+    assert clicks >= 10
+
+
+def test_a_reload_keeps_the_seat(page, live_server):
+    game_id = create_in_lobby(page, live_server)
+    hand = page.locator("#hand .card").all_inner_texts()
+    page.reload()
+    expect(page.locator("h1")).to_contain_text("seat 0")
+    expect(page.locator("#hand .card")).to_have_count(len(hand))
+    assert page.url.endswith(f"#/games/{game_id}")
+
+
+def test_a_spectator_page_follows_a_game_live(page, live_server):
+    game, tokens = two_humans(live_server)
+    page.goto(f"{live_server}/#/games/{game['id']}")
+    expect(page.locator("h1")).to_contain_text("watching")
+    expect(page.locator("#hand")).to_have_count(0)  # a spectator sees no hand
+    mover = game["awaiting"][0]
+    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}).json()
+    played = requests.post(f"{live_server}/games/{game['id']}/actions", json=view["legal_actions"][0], headers={
+        "Authorization": f"Bearer {tokens[mover]}", "If-Match": f'"{view["version"]}"'})
+    assert played.status_code == 200
+    names = ["Amina", "Omar"]
+    expect(page.locator("#log")).to_contain_text(re.compile(f"{names[mover]} plays the .+"))
+    expect(page.locator("#status")).to_contain_text(f"Waiting for {names[1 - mover]}")
+
+
+def test_a_412_race_is_recovered_by_reading_again_and_offering_the_move_again(page, live_server):
+    game, tokens = two_humans(live_server, preset="traditional")  # both seats answer declarations at once
+    assert game["awaiting"] == [0, 1]
+    page.route("**/stream", lambda route: route.abort())  # the page hears nothing of the other seat's move
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator('#actions button[data-action="pass"]')).to_be_visible()
+    other = requests.post(f"{live_server}/games/{game['id']}/actions", json={"type": "pass"}, headers={
+        "Authorization": f"Bearer {tokens[1]}", "If-Match": f'"{game["version"]}"'})
+    assert other.status_code == 200
+    page.click('#actions button[data-action="pass"]')  # sent on the version it saw: 412
+    expect(page.locator("#notice")).to_contain_text("moved on")
+    page.click("#retry")
+    expect(page.locator('#actions button[data-action="pass"]')).to_have_count(0)  # the answer's view: passed
+    expect(page.locator("#notice")).to_have_count(0)
+    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[0]}"}).json()
+    assert 0 not in view["awaiting"] and view["version"] > other.json()["game"]["version"]
+
+
+def test_the_matches_page_shows_a_small_matchs_standings_and_replays_its_games(page, live_server):
+    page.goto(f"{live_server}/#/matches")
+    page.fill("#games", "4")
+    page.click("#start-match")
+    expect(page.locator("#standings tbody tr")).to_have_count(2)
+    expect(page.locator("body")).to_contain_text("4 of 4 games · finished", timeout=60_000)
+    match_id = page.url.rsplit("/", 1)[1]
+    match = requests.get(f"{live_server}/matches/{match_id}").json()
+    for row, entrant in zip(page.locator("#standings tbody tr").all(), match["entrants"]):
+        cells = row.locator("td").all_inner_texts()
+        assert cells[1] == entrant["bot"] and cells[2] == str(entrant["wins"])
+        assert cells[4] == f"{100 * entrant['win_rate_low']:.1f}% – {100 * entrant['win_rate_high']:.1f}%"
+    page.screenshot(path=SCREENSHOTS / "matches.png", full_page=True)
+    page.locator("#match-games a").first.click()
+    first_step = page.locator("#step-label").inner_text()
+    page.click("#next")
+    expect(page.locator("#step-label")).not_to_have_text(first_step)
+    page.click("#last")
+    expect(page.locator("#step-label")).to_contain_text("Game over")
+
+
+def test_the_rules_are_in_the_client(page, live_server):
+    page.goto(f"{live_server}/#/rules")
+    expect(page.locator("article h1")).to_have_text("Ronda: the rules this service plays")
+    expect(page.locator("article table").first).to_be_visible()
+
+
+def test_the_api_docs_render_with_no_internet(page, live_server):
+    outside = []
+
+    def local_only(route):
+        if route.request.url.startswith(live_server):
+            return route.continue_()
+        outside.append(route.request.url)
+        return route.abort()
+
+    page.route("**/*", local_only)
+    page.goto(f"{live_server}/docs")
+    operations = page.locator(".opblock-summary")
+    expect(operations.first).to_be_visible(timeout=20_000)
+    spec = requests.get(f"{live_server}/openapi.json").json()
+    assert operations.count() == sum(method != "parameters" for path in spec["paths"].values() for method in path)
+    assert outside == []
