@@ -24,8 +24,9 @@ class Config:
     OPENAPI_SWAGGER_UI_URL = "/static/vendor/swagger-ui-5.35.0/"
     API_SPEC_OPTIONS = {
         "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
-        "components": {"securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
-                                                          "description": "the seat token from createGame or claimSeat"}}},
+        "components": {"securitySchemes": {
+            "seatToken": {"type": "http", "scheme": "bearer", "description": "the seat token from createGame or claimSeat"},
+            "botToken": {"type": "http", "scheme": "bearer", "description": "a registered bot's token from createBot"}}},
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None

@@ -13,9 +13,11 @@ from datetime import timedelta
 
 from rq import Queue, Retry
 
+from .bot_service import BotService
+from .bot_store import BotStore
 from .bots import BOTS
 from .match_service import MatchService
-from .service import GameService
+from .service import GameService, utc_now
 from .store import GameStore, MatchStore, StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
@@ -139,16 +141,17 @@ def store_client(config: dict, queue_client):
     return connect(config["REDIS_CLUSTER_URL"], max_connections=config["REDIS_MAX_CONNECTIONS"], cluster=True)
 
 
-def build_services(client, config: dict, in_process: bool, queue_client=None) -> tuple[GameService, MatchService]:
+def build_services(client, config: dict, in_process: bool, queue_client=None) -> tuple[GameService, MatchService,
+                                                                                      BotService]:
     """The services wired to their stores (on `client`) and to the dispatcher this deployment uses
     (RQ on `queue_client`, the same Redis unless the games live on a cluster)."""
     dispatcher = InProcessDispatcher() if in_process else RQDispatcher(queue_client or client, config["BOT_QUEUE"])
     ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                      "finished": config["FINISHED_GAME_TTL"]}
     store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-    games = GameService(store, secret_key(config),
-                        bot_kinds=BOTS, dispatcher=dispatcher)
-    matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher)
+    bots = BotService(BotStore(client), utc_now)
+    games = GameService(store, secret_key(config), bot_kinds=BOTS, dispatcher=dispatcher, outside_bots=bots)
+    matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher, bots)
     if in_process:
         dispatcher.games, dispatcher.matches = games, matches
-    return games, matches
+    return games, matches, bots

@@ -14,6 +14,10 @@ class GameNotFound(ServiceError):
     code = "game_not_found"
 
 
+class BotNotFound(ServiceError):
+    code = "bot_not_found"
+
+
 class SeatTaken(ServiceError):
     code = "seat_taken"
 

@@ -1,31 +1,49 @@
-"""Bot-only matches as resources: created at once, played game by game on the workers."""
+"""Bot matches as resources, with built-in bots, registered outside bots, or both.
 
+Between built-in bots, every game is queued at once and played whole on the workers. With a
+registered bot, the games are live games played one after another: its seats act over HTTP
+(with its bot token) under the match's per-move time limit; the next game starts when one
+ends. Either way game `i` deals the same deck and seats the same entrants for the same seed.
+"""
+
+import logging
 import secrets
 
-from .engine import new_seed, rules_from_dict, rules_from_request
+from .bot_service import outside_bot_id
+from .engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from_request
 from .errors import GameNotFound, InvalidRequest, TooManyMatchGames
-from .matches import play_game, seating, standings, tally
-from .service import utc_now
+from .matches import PlayedGame, deck_seed, play_game, seating, standings, tally
+from .service import FALLBACK_BOT, FINISHED, utc_now
 from .store import GameMissing, VersionConflict
 
+log = logging.getLogger(__name__)
+
 MAX_GAMES = 2000
+FORFEIT_TIMEOUTS = 5  # a registered bot whose turn timer runs out this often in a match forfeits it
 
 
 class MatchService:
-    def __init__(self, store, games, dispatcher):
+    def __init__(self, store, games, dispatcher, bots):
         self.store = store
         self.games = games
         self.dispatcher = dispatcher
+        self.bots = bots
+        games.on_game_over = lambda match: self.advance(match["id"])
+        games.on_turn_timeout = self.turn_timed_out
 
     def create_match(self, request: dict, client: str, cap: int) -> dict:
         """Queue a match for `client` (an address), whose running match games may not pass `cap` (0: no cap)."""
         bots = request["bots"]
         rules = rules_from_request(request.get("rules"))
         rules.check_players(len(bots))
-        unknown = [b for b in bots if b not in self.games.bot_kinds]
+        outside = [outside_bot_id(b) for b in bots if outside_bot_id(b)]
+        unknown = [b for b in bots if b not in self.games.bot_kinds and not
+                   (outside_bot_id(b) and self.bots.exists(outside_bot_id(b)))]
         if unknown:
-            raise InvalidRequest(f"bots: unknown bot kind(s) {unknown}; kinds: {', '.join(self.games.bot_kinds)}",
-                                 field="bots")
+            raise InvalidRequest(f"bots: unknown bot(s) {unknown}; built-in kinds: {', '.join(self.games.bot_kinds)}, "
+                                 "or bot:<id> for a registered bot", field="bots")
+        if len(set(outside)) < len(outside):
+            raise InvalidRequest("bots: a registered bot may hold only one seat of a match", field="bots")
         if cap and not self.store.reserve_games(client, request["games"], cap):
             raise TooManyMatchGames(f"more than {cap} match games would be running for this client; "
                                     "wait for its matches to finish")
@@ -33,10 +51,12 @@ class MatchService:
         doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
                "client": client if cap else None,
                "seed": request.get("seed") or new_seed(), "dealing": "creator_seed" if request.get("seed") else "server",
-               "created_at": utc_now()}
+               "created_at": utc_now(), "live": bool(outside),
+               "move_seconds": request.get("move_seconds", 10) if outside else None}
         self.store.create(match_id, doc)
-        for index in range(doc["games_total"]):
-            self.dispatcher.match_game(match_id, index)
+        if not outside:
+            for index in range(doc["games_total"]):
+                self.dispatcher.match_game(match_id, index)
         return self.status(match_id)
 
     def play_match_game(self, match_id: str, index: int) -> bool:
@@ -47,23 +67,94 @@ class MatchService:
         seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
                  for entrant in played.entrants]
         try:
-            self.games.store_new_game(game_id, played.game, seats, played.events,
-                                      dealing=doc.get("dealing", "server"))
+            self.games.store_new_game(game_id, played.game, seats, played.events, dealing=doc.get("dealing", "server"),
+                                      match={"id": match_id, "index": index, "entrants": played.entrants})
         except VersionConflict:
             pass  # stored by an earlier run of this job
-        recorded = self.store.record_game(match_id, index, game_id, tally(played))
-        if recorded and doc.get("client"):
+        return self._record(doc, index, game_id, played)
+
+    def _record(self, doc, index, game_id, played) -> bool:
+        """Count a finished game in the match (once) and on the rating ladder."""
+        recorded = self.store.record_game(doc["id"], index, game_id, tally(played))
+        if not recorded:
+            return False
+        if doc.get("client"):
             self.store.release_game(doc["client"])
-        return recorded
+        names = [doc["bots"][entrant] for entrant in played.entrants]
+        if len(names) == 2 and names[0] != names[1]:  # Elo rates two different entrants
+            winner = played.game.winner
+            self.bots.rate_game(names[winner], names[1 - winner])
+        return True
+
+    # ----- live matches (a registered bot plays) ----------------------------------------------
+    def advance(self, match_id: str):
+        """Count the live game that ended and start the next; safe to call any time, from anywhere."""
+        doc, totals = self._load(match_id)
+        while doc.get("live") and totals.get("games_done", 0) < doc["games_total"]:
+            index = int(totals.get("games_done", 0))
+            game_id = f"{match_id}-{index}"
+            try:
+                _, game_doc = self.games.store.load(game_id)
+            except GameMissing:
+                if "forfeited_by" not in totals:
+                    self._start_live_game(doc, index, game_id)
+                return
+            if game_doc["status"] != FINISHED:
+                return
+            game = game_from_dict(game_doc["engine"], record_events=False)
+            self._record(doc, index, game_id, PlayedGame(game, game_doc["match"]["entrants"],
+                                                          [[] for _ in game_doc["seats"]]))
+            doc, totals = self._load(match_id)
+
+    def _start_live_game(self, doc, index, game_id):
+        players = len(doc["bots"])
+        entrants = seating(players, index)
+        game = Game(rules_from_dict(doc["rules"]), players, seed=deck_seed(doc["seed"], index, players), first_dealer=0)
+        seats = []
+        for entrant in entrants:
+            bot = doc["bots"][entrant]
+            name = self.bots.name_of(outside_bot_id(bot)) if outside_bot_id(bot) else bot
+            # A registered bot's seat is played over HTTP like a human's, on the turn timer.
+            seats.append({"type": "human" if outside_bot_id(bot) else "bot", "bot": bot, "name": f"{name} #{entrant}"})
+        try:
+            self.games.store_new_game(game_id, game, seats, game.events, turn_timeout_seconds=doc["move_seconds"],
+                                      dealing=doc.get("dealing", "server"),
+                                      match={"id": doc["id"], "index": index, "entrants": entrants})
+        except VersionConflict:
+            pass  # started by another caller of advance
+
+    def turn_timed_out(self, game_id: str, seat: int):
+        """A registered bot's turn timer ran out in a match game: counted; too many forfeit the match."""
+        _, game_doc = self.games.store.load(game_id)
+        match, info = game_doc.get("match"), game_doc["seats"][seat]
+        if not match or not outside_bot_id(info.get("bot")):
+            return
+        entrant = match["entrants"][seat]
+        if self.store.count_timeout(match["id"], entrant) >= FORFEIT_TIMEOUTS:
+            if self.store.forfeit(match["id"], entrant):
+                log.info("bot %s forfeits match %s after %d timeouts", info["bot"], match["id"], FORFEIT_TIMEOUTS)
+            self.games.hand_to_bot(game_id, seat, FALLBACK_BOT)
 
     def status(self, match_id: str) -> dict:
         doc, totals = self._load(match_id)
+        if doc.get("live"):
+            self.advance(match_id)  # mends a hand-off that a crash cut short
+            doc, totals = self._load(match_id)
         done = int(totals.get("games_done", 0))
-        status = "finished" if done >= doc["games_total"] else "running"
-        public = {key: value for key, value in doc.items() if key != "client"}  # an address is not public
-        return {**public, "status": status, "games_done": done, "entrants": standings(doc["bots"], totals),
+        forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
+        over = done >= doc["games_total"] or (forfeited_by is not None and not self._game_in_play(doc, done))
+        public = {key: value for key, value in doc.items() if key not in ("client", "live")}  # an address is not public
+        return {**public, "status": "finished" if over else "running", "games_done": done,
+                "forfeited_by": forfeited_by, "entrants": standings(doc["bots"], totals),
                 "seating": "seats rotate every game; each deck is dealt once per rotation (duplicate)",
                 "first_seating": seating(len(doc["bots"]), 0)}
+
+    def _game_in_play(self, doc, index) -> bool:
+        try:
+            self.games.store.load(f"{doc['id']}-{index}")
+        except GameMissing:
+            return False
+        return True
 
     def match_games(self, match_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
         self._load(match_id)

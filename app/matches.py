@@ -82,6 +82,7 @@ def standings(bots: list[str], totals: dict) -> list[dict]:
             "win_rate": wins / done if done else None, "win_rate_low": low, "win_rate_high": high,
             "mean_points": totals.get(f"e{entrant}:points", 0) / done if done else None,
             "mean_ms_per_move": totals.get(f"e{entrant}:ms", 0) / moves if moves else None,
+            "timeouts": int(totals.get(f"e{entrant}:timeouts", 0)),
         })
     return rows
 

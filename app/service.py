@@ -12,7 +12,8 @@ from datetime import datetime, timezone
 
 from .engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
-from .bots import choose_action
+from .bot_service import outside_bot_id
+from .bots import LEVELS, choose_action
 from .engine.views import seat_knowledge
 from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
@@ -50,11 +51,14 @@ def _found(game_id: str):
 
 
 class GameService:
-    def __init__(self, store, secret: bytes, bot_kinds=(), dispatcher=None):
+    def __init__(self, store, secret: bytes, bot_kinds=(), dispatcher=None, outside_bots=None):
         self.store = store
         self.secret = secret
         self.bot_kinds = tuple(bot_kinds)
         self.dispatcher = dispatcher
+        self.outside_bots = outside_bots  # registered bots: they act with their own tokens
+        # Set by the match service: a match game that ended, a registered bot's turn that timed out.
+        self.on_game_over = self.on_turn_timeout = None
 
     # ----- creating and joining -------------------------------------------------------------
     def create_game(self, request: dict) -> tuple[dict, int, dict[int, str]]:
@@ -71,7 +75,8 @@ class GameService:
         return doc, version, self.seat_tokens(doc)
 
     def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
-                       turn_timeout_seconds: int | None = None, dealing: str = "server") -> tuple[dict, int]:
+                       turn_timeout_seconds: int | None = None, dealing: str = "server",
+                       match: dict | None = None) -> tuple[dict, int]:
         """Keep a new game (or a finished match game with its whole log) as a resource."""
         salt = secrets.token_hex(16)
         doc = {
@@ -79,6 +84,7 @@ class GameService:
             "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,
             "created_at": utc_now(), "updated_at": utc_now(),
             "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
+            "match": match,
         }
         doc["status"] = self._status(doc, game)
         owed = self._note_owed_move(doc, game)
@@ -92,6 +98,7 @@ class GameService:
             metrics.GAMES_FINISHED.inc()
         if owed:
             self._dispatch(game_id, version, owed)
+        self._post_turns(doc, version, game)
         return doc, version
 
     def _human_seat(self, game_id: str, seat: int, name: str) -> dict:
@@ -120,6 +127,8 @@ class GameService:
         if kind == "human":
             return self._human_seat(game_id, seat, spec.get("name") or f"Player {seat + 1}")
         if kind == "bot":
+            if spec.get("level") is not None:
+                spec = {**spec, "bot": LEVELS[spec["level"] - 1]}
             if spec.get("bot") not in self.bot_kinds:
                 raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
                                      f"kinds: {', '.join(self.bot_kinds)}", field=f"seats[{seat}].bot")
@@ -219,24 +228,28 @@ class GameService:
     # ----- bots ------------------------------------------------------------------------------
     def play_bot_turn(self, game_id: str, version: int) -> bool:
         """Make the bot move due at `version`; a job for a version that is gone ends quietly."""
-        return self._move_for(game_id, version, "bot", lambda seat, info: (info["bot"], []))
+        return self._move_for(game_id, version, "bot", lambda seat, info: (info["bot"], [])) is not None
 
     def expire_turn(self, game_id: str, version: int) -> bool:
-        """The turn timer ran out at `version`: a fallback bot plays for the absent human, and says so."""
-        return self._move_for(game_id, version, "human", lambda seat, info: (
+        """The turn timer ran out at `version`: a fallback bot plays for the absent human (or
+        registered bot), and says so."""
+        seat = self._move_for(game_id, version, "human", lambda seat, info: (
             FALLBACK_BOT, [{"type": "turn_timeout", "seat": seat, "bot": FALLBACK_BOT}]))
+        if seat is not None and self.on_turn_timeout:
+            self.on_turn_timeout(game_id, seat)
+        return seat is not None
 
     def _move_for(self, game_id, version, seat_type, plan):
         try:
             current, doc = self.store.load(game_id)
         except GameMissing:
-            return False
+            return None
         if current != version or doc["status"] != ACTIVE:
-            return False
+            return None
         game = game_from_dict(doc["engine"])  # decoded once: to choose, then to apply
         seats = [s for s in game.awaiting() if doc["seats"][s]["type"] == seat_type]
         if not seats:
-            return False
+            return None
         kind, preamble = plan(seats[0], doc["seats"][seats[0]])
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
         action = choose_action(kind, seat_knowledge(game, seats[0], self._deal_history(game_id, doc)), rng)
@@ -244,10 +257,10 @@ class GameService:
         try:
             self.act_as(game_id, seats[0], version, action, loaded=(current, doc), preamble=preamble, game=game)
         except StaleVersion:
-            return False
+            return None
         if seat_type == "bot" and due_at:
             metrics.BOT_MOVE_SECONDS.observe(max(0.0, time.time() - due_at))
-        return True
+        return seats[0]
 
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
         """A human leaves; a bot takes the seat over from the next move on."""
@@ -258,6 +271,11 @@ class GameService:
             raise GameOver("the game is over: its seats stay as they were")
         if bot not in self.bot_kinds:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
+        return self.hand_to_bot(game_id, seat, bot, loaded=(version, doc))
+
+    def hand_to_bot(self, game_id: str, seat: int, bot: str, loaded=None) -> tuple[dict, int]:
+        """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""
+        version, doc = loaded or self._load(game_id)
         doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {doc['seats'][seat]['name']})"}
         game = game_from_dict(doc["engine"], record_events=False)
         version = self._write(doc, version, game, self._number(doc, [{"type": "seat_left", "seat": seat, "bot": bot}]))
@@ -324,9 +342,24 @@ class GameService:
                                  "before acting again") from None
         if owed:
             self._dispatch(doc["id"], version, owed)
+        self._post_turns(doc, version, game)
         if doc["status"] == FINISHED and previous != FINISHED:
             metrics.GAMES_FINISHED.inc()
+            if doc.get("match") and self.on_game_over:
+                self.on_game_over(doc["match"])
         return version
+
+    def _post_turns(self, doc, version, game):
+        """Tell the registered bots this version awaits (their turn timers are noted already)."""
+        if doc["status"] != ACTIVE or not self.outside_bots:
+            return
+        for seat in game.awaiting():
+            bot_id = outside_bot_id(doc["seats"][seat].get("bot")) if doc["seats"][seat]["type"] == "human" else None
+            if bot_id:
+                self.outside_bots.post_turn(bot_id, {
+                    "game_id": doc["id"], "seat": seat, "version": version,
+                    "match_id": (doc.get("match") or {}).get("id"), "move_seconds": doc.get("turn_timeout_seconds"),
+                    "deadline": doc.get("move_due_at")})
 
     def _note_owed_move(self, doc, game):
         """Note the move the new state will owe (a bot's, or a turn timer's) before writing it, so no
@@ -387,8 +420,13 @@ class GameService:
             return FINISHED
         return OPEN if any(s["type"] == "open" for s in doc["seats"]) else ACTIVE
 
-    @staticmethod
-    def _seat_of(doc, token):
+    def _seat_of(self, doc, token):
+        bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
+        if bot_id:  # a registered bot acts for the seat its match gave it
+            for seat, info in enumerate(doc["seats"]):
+                if info["type"] == "human" and outside_bot_id(info.get("bot")) == bot_id:
+                    return seat
+            raise InvalidToken("this bot has no seat in this game")
         if token:
             digest = _hash_token(token)
             for seat, info in enumerate(doc["seats"]):

@@ -146,6 +146,19 @@ INDEX_BUCKETS = 16
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
 
 
+def bot_key(bot_id: str) -> str:
+    return f"{{bot:{bot_id}}}:doc"
+
+
+def bot_inbox_key(bot_id: str) -> str:
+    """A registered bot's turns to play, a Redis stream (its own slot: written after the game's write)."""
+    return f"{{bot:{bot_id}}}:inbox"
+
+
+BOT_INDEX_KEY = "bots:registered"
+RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
+
+
 def bucket_of(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
 
@@ -398,6 +411,14 @@ class MatchStore:
         for key in keys:
             self.redis.expire(key, self.ttl)
         return bool(recorded)
+
+    def count_timeout(self, match_id: str, entrant: int) -> int:
+        """One more turn timer run out for `entrant`; how many now."""
+        return int(self.redis.hincrbyfloat(match_stats_key(match_id), f"e{entrant}:timeouts", 1))
+
+    def forfeit(self, match_id: str, entrant: int) -> bool:
+        """Mark the match forfeited by `entrant`, unless it already is."""
+        return bool(self.redis.hsetnx(match_stats_key(match_id), "forfeited_by", entrant))
 
     def game_ids(self, match_id: str, offset: int, limit: int) -> tuple[list[str], int]:
         key = match_games_key(match_id)

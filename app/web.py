@@ -8,7 +8,7 @@ from werkzeug.exceptions import UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import logs, metrics
-from .api import bodies, games, health, idempotency, limits, matches, problems, rules, web_client
+from .api import bodies, bots, games, health, idempotency, limits, matches, problems, rules, web_client
 from .api.events import document_event_union
 from .api.schemas import Problem
 from .api.streaming import render_event
@@ -41,17 +41,20 @@ def create_app(overrides: dict | None = None) -> Flask:
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)
+    api.register_blueprint(bots.blp)
+    api.register_blueprint(bots.ratings_blp)
     api.register_blueprint(health.blp)
     app.register_blueprint(web_client.blp)
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
     queues = connect(app.config["REDIS_URL"], max_connections=app.config["REDIS_MAX_CONNECTIONS"])
-    service, match_service = build_services(store_client(app.config, queues), app.config, in_process, queues)
+    service, match_service, bot_service = build_services(store_client(app.config, queues), app.config, in_process, queues)
     app.extensions["ronda.api"] = api
     app.extensions["ronda.store"] = service.store
     app.extensions["ronda.service"] = service
     app.extensions["ronda.matches"] = match_service
+    app.extensions["ronda.bots"] = bot_service
     app.extensions["ronda.live"] = LiveHub(service.store, render_event)
     limits.install(app, service.store.redis, exempt_blueprints=[health.blp])
 

@@ -24,6 +24,7 @@ from app.matches import entrant_results, play_game, wilson_interval  # noqa: E40
 
 PAIRINGS = {
     "greedy-random": ("classic", ["greedy", "random"]),
+    "casual-greedy": ("classic", ["casual", "greedy"]),
     "expert-greedy": ("classic", ["expert", "greedy"]),
     "greedy-greedy": ("classic", ["greedy", "greedy"]),
     "expert-greedy-teams": ("classic", ["expert", "greedy", "expert", "greedy"]),

@@ -58,3 +58,16 @@ def test_the_generated_client_reads_problems_as_typed_objects(generated_client, 
     from ronda_client.models import Problem
     problem = get_game.sync("no-such-game", client=Client(base_url=live_server))
     assert isinstance(problem, Problem) and problem.code == "game_not_found" and problem.status == 404
+
+
+def test_the_example_outside_bot_plays_a_whole_match_against_greedy(generated_client, live_server):
+    import outside_bot
+    played = outside_bot.play_match(live_server, games=2)
+    assert played["games_done"] == 2 and played["moves"] >= 20
+    assert set(played["standings"]) == {played["bot"], "greedy"} and sum(played["standings"].values()) == 2
+    games = requests.get(f"{live_server}/matches/{played['match_id']}/games").json()
+    assert all(game["status"] == "finished" for game in games) and len(games) == 2
+    events = [requests.get(f"{live_server}/games/{game['id']}/events").json() for game in games]
+    assert not any(e["type"] == "turn_timeout" for log in events for e in log), "it played every move itself"
+    ladder = {row["entrant"]: row for row in requests.get(f"{live_server}/ratings").json()}
+    assert ladder[played["bot"]]["games"] >= 2

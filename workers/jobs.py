@@ -16,18 +16,18 @@ def _services():
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:
-    games, _ = _services()
+    games, _, _ = _services()
     with JOB_SECONDS.labels("bot_turn").time():
         return games.play_bot_turn(game_id, version)
 
 
 def expire_turn(game_id: str, version: int) -> bool:
-    games, _ = _services()
+    games, _, _ = _services()
     with JOB_SECONDS.labels("turn_timeout").time():
         return games.expire_turn(game_id, version)
 
 
 def play_match_game(match_id: str, index: int) -> bool:
-    _, matches = _services()
+    _, matches, _ = _services()
     with JOB_SECONDS.labels("match_game").time():
         return matches.play_match_game(match_id, index)

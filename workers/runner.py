@@ -51,7 +51,7 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
                                                           name="ronda-match-worker")
     matches.start()
     connection = connect(redis_url, socket_timeout=None)
-    service, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
+    service, _, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
                                 queue_client=connection)
     stop = threading.Event()
     threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True).start()

@@ -12,8 +12,8 @@ from .schemas import Problem
 
 PROBLEM_DESCRIPTIONS = {
     304: "Not modified since the version in If-None-Match",
-    401: "Missing or unknown seat token",
-    404: "No such game, or no such seat",
+    401: "Missing or unknown seat (or bot) token",
+    404: "No such game, seat, match or bot",
     409: "Not your turn, game over, seat taken or game not started",
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
@@ -123,8 +123,9 @@ def documents_problems(blp: Blueprint, *statuses, rate_limited=True):
     return decorate
 
 
-SEAT_TOKEN = [{"seatToken": []}]
-OPTIONAL_SEAT_TOKEN = [{}, {"seatToken": []}]
+SEAT_TOKEN = [{"seatToken": []}, {"botToken": []}]  # a registered bot acts with its own token
+OPTIONAL_SEAT_TOKEN = [{}, {"seatToken": []}, {"botToken": []}]
+BOT_TOKEN = [{"botToken": []}]
 IF_MATCH = {"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"},
             "description": "the `version` of the view the action is based on, e.g. \"7\""}
 LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},

@@ -4,7 +4,8 @@ from flask import current_app, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from ..match_service import MAX_GAMES
+from ..bot_service import MAX_MOVE_SECONDS
+from ..match_service import FORFEIT_TIMEOUTS, MAX_GAMES
 from . import schemas as s
 from .common import Blueprint, documents_problems, request_address
 
@@ -17,8 +18,14 @@ def matches():
 
 class CreateMatchRequest(Schema):
     rules = fields.Nested(s.RuleOptions, metadata={"example": {"preset": "classic"}})
-    bots = fields.List(fields.String(validate=s.NAME), required=True, validate=validate.Length(min=2, max=4),
-                       metadata={"description": "one bot kind per seat", "example": ["expert", "greedy"]})
+    bots = fields.List(fields.String(validate=validate.Length(max=60)), required=True,
+                       validate=validate.Length(min=2, max=4), metadata={
+                           "description": "one entrant per seat: a built-in bot kind, or bot:<id> for a registered "
+                                          "bot (which then plays its seats over HTTP, game after game)",
+                           "example": ["expert", "greedy"]})
+    move_seconds = s.Integer(validate=validate.Range(min=1, max=MAX_MOVE_SECONDS), metadata={
+        "description": "per-move time limit of registered bots (default 10): past it the fallback bot "
+                       f"(greedy) moves for them; {FORFEIT_TIMEOUTS} timeouts in a match forfeit it"})
     games = s.Integer(required=True, validate=validate.Range(min=1, max=MAX_GAMES), metadata={"example": 20})
     seed = fields.String(validate=validate.Length(min=1, max=128))
 
@@ -31,7 +38,9 @@ class EntrantResult(Schema):
     win_rate_low = fields.Float(required=True, metadata={"description": "Wilson 95% interval, low end"})
     win_rate_high = fields.Float(required=True, metadata={"description": "Wilson 95% interval, high end"})
     mean_points = fields.Float(allow_none=True, required=True)
-    mean_ms_per_move = fields.Float(allow_none=True, required=True)
+    mean_ms_per_move = fields.Float(allow_none=True, required=True, metadata={
+        "description": "built-in bots only (a registered bot's time includes the network)"})
+    timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
 
 
 class Match(Schema):
@@ -47,6 +56,10 @@ class Match(Schema):
     seating = fields.String(required=True)
     first_seating = fields.List(fields.Integer(), required=True)
     entrants = fields.List(fields.Nested(EntrantResult), required=True)
+    move_seconds = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the per-move time limit, when a registered bot plays"})
+    forfeited_by = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "the entrant that forfeited (too many timeouts): no further game starts"})
     created_at = fields.String(required=True)
 
 

@@ -90,6 +90,8 @@ class SeatRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
     name = fields.String(validate=NAME, metadata={"example": "Amina"})
     bot = fields.String(validate=NAME, metadata={"description": "bot kind, for type bot", "example": "greedy"})
+    level = Integer(validate=validate.Range(min=1, max=5), metadata={
+        "description": "for type bot, instead of `bot`: 1 (weakest) to 5, see listLevels"})
 
 
 class CreateGameRequest(Schema):
@@ -153,7 +155,9 @@ class SeatInfo(Schema):
     seat = fields.Integer(required=True)
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
     name = fields.String(allow_none=True)
-    bot = fields.String(allow_none=True)
+    bot = fields.String(allow_none=True, metadata={
+        "description": "the built-in bot kind of a bot seat; bot:<id> on a human-type seat played by a "
+                       "registered bot over HTTP"})
 
 
 class GameSummary(Schema):

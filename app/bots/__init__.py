@@ -2,9 +2,14 @@
 
 from ..engine import action_to_dict
 from .expert import expert_bot, montecarlo_bot
-from .policies import greedy_bot, random_bot
+from .policies import casual_bot, greedy_bot, random_bot
 
-BOTS = {"random": random_bot, "greedy": greedy_bot, "montecarlo": montecarlo_bot, "expert": expert_bot}
+BOTS = {"random": random_bot, "casual": casual_bot, "greedy": greedy_bot, "montecarlo": montecarlo_bot,
+        "expert": expert_bot}
+
+# Levels for human players, weakest first: level n is LEVELS[n - 1]. Their measured strengths
+# (win rate and Elo against greedy, bench/bots.py) are in the README.
+LEVELS = ("random", "casual", "greedy", "montecarlo", "expert")
 
 
 def choose_action(kind: str, knowledge: dict, rng) -> dict:

@@ -1,4 +1,4 @@
-"""`random` and `greedy`, and the immediate gain that greedy and the play-outs of `montecarlo` read.
+"""`random`, `casual` and `greedy`, and the immediate gain that greedy and the play-outs of `montecarlo` read.
 
 Each bot is a function of (seat knowledge, rng) → engine action; none sees more.
 """
@@ -9,12 +9,21 @@ from ..engine import DECLARE, PASS
 from .sampling import Sampler
 
 CARD_WEIGHT = 0.2  # a captured card is worth about a fifth of a point (card points, last capture)
+CASUAL_RANDOM_SHARE = 0.5  # the casual bot's share of random moves
 STREAK_NEXT_STEP = {0: 1, 1: 1, 2: 5, 3: 10}  # points the next player makes by following a streak
 
 
 def random_bot(knowledge, rng, sampler=None):
     sampler = sampler or Sampler(knowledge)
     return rng.choice(sampler.base.legal_actions(sampler.seat))
+
+
+def casual_bot(knowledge, rng, sampler=None):
+    """Greedy most of the time, a random legal move otherwise: a beginner's level for humans."""
+    sampler = sampler or Sampler(knowledge)
+    if rng.random() < CASUAL_RANDOM_SHARE:
+        return random_bot(knowledge, rng, sampler)
+    return greedy_bot(knowledge, rng, sampler)
 
 
 def greedy_bot(knowledge, rng, sampler=None):

@@ -1,0 +1,182 @@
+"""/bots and /ratings: registered outside bots, their turns (SSE or long poll), the ladder, the levels."""
+
+from flask import Response, current_app, request, url_for
+from flask.views import MethodView
+from marshmallow import Schema, fields, validate
+
+from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems
+from .streaming import sse
+
+blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
+ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
+
+LEVEL_SUMMARIES = {
+    "random": "Plays any legal card: learning the rules.",
+    "casual": "Takes what it sees half the time, plays at random otherwise: a beginner.",
+    "greedy": "Always takes the best capture it sees now: a steady club player.",
+    "montecarlo": "Samples the hidden hands and plays each card out: strong.",
+    "expert": "Samples the hidden hands and searches ahead: the house's strongest.",
+}
+
+
+def bots():
+    return current_app.extensions["ronda.bots"]
+
+
+class Record(Schema):
+    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start)"})
+    games = fields.Integer(required=True, metadata={"description": "rated games played"})
+    wins = fields.Integer(required=True)
+    losses = fields.Integer(required=True)
+
+
+class CreateBotRequest(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40), metadata={"example": "Mimoun"})
+    description = fields.String(validate=validate.Length(max=200),
+                                metadata={"example": "plays the rank it can follow"})
+
+
+class Bot(Record):
+    id = fields.String(required=True)
+    entrant = fields.String(required=True, metadata={"description": "its name in a match's bots: bot:<id>"})
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    created_at = fields.String(required=True)
+
+
+class BotCreated(Schema):
+    bot = fields.Nested(Bot, required=True)
+    token = fields.String(required=True, metadata={"description": "shown once; send as Bearer to act and to "
+                                                                  "receive turns"})
+
+
+class Turn(Schema):
+    """A game awaits the bot: read its view and act, with the bot token, before `deadline`."""
+    id = fields.String(required=True, metadata={"description": "the turn's id: resume after it (`after`, "
+                                                               "Last-Event-ID)"})
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True, metadata={"description": "the game's version: send it as If-Match"})
+    match_id = fields.String(allow_none=True, required=True)
+    move_seconds = fields.Integer(allow_none=True, required=True, metadata={"description": "the per-move time limit"})
+    deadline = fields.Float(allow_none=True, required=True, metadata={
+        "description": "seconds since the epoch when the fallback bot moves instead"})
+
+
+class TurnsQuery(Schema):
+    after = fields.String(validate=validate.Regexp(r"^\d{1,20}(-\d{1,20})?$"), metadata={
+        "description": "the last turn id already seen; without it, the turns of the last minute "
+                       "(an older one is past every time limit)"})
+    wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30))
+
+
+class Turns(Schema):
+    turns = fields.List(fields.Nested(Turn), required=True)
+    cursor = fields.String(required=True, metadata={"description": "send as `after` next time"})
+
+
+class Level(Schema):
+    level = fields.Integer(required=True, metadata={"description": "1 (weakest) to 5; a seat takes it as "
+                                                                  "{\"type\": \"bot\", \"level\": n}"})
+    bot = fields.String(required=True)
+    summary = fields.String(required=True)
+    rating = fields.Float(allow_none=True, required=True, metadata={"description": "on this ladder, once rated"})
+
+
+class Rating(Record):
+    entrant = fields.String(required=True, metadata={"description": "a built-in bot kind, or bot:<id>"})
+
+
+@blp.route("")
+class Bots(MethodView):
+    @blp.doc(operationId="createBot")
+    @blp.arguments(CreateBotRequest, example={"name": "Mimoun", "description": "plays the rank it can follow"})
+    @blp.response(201, BotCreated, description="Registered; the token is shown only here")
+    @documents_problems(blp, 422)
+    def post(self, body):
+        """Register an outside bot"""
+        bot, token = bots().register(body["name"], body.get("description"))
+        return {"bot": bot, "token": token}, {"Location": url_for("bots.BotResource", bot_id=bot["id"])}
+
+    @blp.doc(operationId="listBots")
+    @blp.response(200, Bot(many=True))
+    @blp.paginate()
+    @documents_problems(blp)
+    def get(self, pagination_parameters):
+        """List the registered bots with their ratings"""
+        listed, total = bots().registered(pagination_parameters.first_item, pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return listed
+
+
+@blp.route("/levels")
+class Levels(MethodView):
+    @blp.doc(operationId="listLevels")
+    @blp.response(200, Level(many=True))
+    @documents_problems(blp)
+    def get(self):
+        """The bot levels a game can seat against humans, weakest first"""
+        return [{**level, "summary": LEVEL_SUMMARIES[level["bot"]]} for level in bots().levels()]
+
+
+@blp.route("/me/turns")
+class MyTurns(MethodView):
+    @blp.doc(operationId="waitForTurns", security=BOT_TOKEN)
+    @blp.arguments(TurnsQuery, location="query")
+    @blp.response(200, Turns, description="The turns after `after`, as soon as there is one (or after the wait)")
+    @documents_problems(blp, 401, 422)
+    def get(self, query):
+        """Wait for your bot's turns (long poll)"""
+        bot_id = bots().authenticate(bearer_token())
+        after = query.get("after") or bots().recent_cursor()
+        turns = bots().turns_after(bot_id, after, query["wait_seconds"])
+        return {"turns": turns, "cursor": turns[-1]["id"] if turns else after}
+
+
+@blp.route("/me/stream")
+class MyTurnStream(MethodView):
+    @blp.doc(operationId="streamTurns", security=BOT_TOKEN, parameters=[{
+        "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+        "description": "resume after this turn id"}])
+    @blp.response(200, content_type="text/event-stream",
+                  description="Server-Sent Events: one `turn` event (a Turn, its id the turn's id) per game "
+                              "awaiting the bot; `: keep-alive` comments while idle")
+    @documents_problems(blp, 401)
+    def get(self):
+        """Receive your bot's turns as they come (SSE)"""
+        bot_id = bots().authenticate(bearer_token())
+        service = bots()
+        after = request.headers.get("Last-Event-ID") or service.recent_cursor()
+        keepalive = current_app.config["SSE_KEEPALIVE_SECONDS"]
+
+        def stream(after):
+            yield ": connected\n\n"
+            while True:
+                turns = service.turns_after(bot_id, after, keepalive)
+                if not turns:
+                    yield ": keep-alive\n\n"
+                for turn in turns:
+                    after = turn["id"]
+                    yield sse("turn", turn, turn["id"])
+        return Response(stream(after), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@blp.route("/<bot_id>")
+class BotResource(MethodView):
+    @blp.doc(operationId="getBot")
+    @blp.response(200, Bot)
+    @documents_problems(blp, 404)
+    def get(self, bot_id):
+        """A registered bot, with its rating"""
+        return bots().get(bot_id)
+
+
+@ratings_blp.route("")
+class Ratings(MethodView):
+    @ratings_blp.doc(operationId="listRatings")
+    @ratings_blp.response(200, Rating(many=True), description="Every rated entrant, best first")
+    @documents_problems(ratings_blp)
+    def get(self):
+        """The rating ladder: built-in and registered bots"""
+        return bots().ladder()
