@@ -39,9 +39,11 @@ class BotStore:
         return json.loads(raw) if raw else None
 
     def registered(self, offset: int, limit: int) -> tuple[list[dict], int]:
+        total = self.redis.zcard(BOT_INDEX_KEY)
+        if offset >= total:  # also a page number past any Redis index
+            return [], total
         ids = [i.decode() for i in self.redis.zrange(BOT_INDEX_KEY, offset, offset + limit - 1)]
-        docs = [doc for doc in map(self.load, ids) if doc]
-        return docs, self.redis.zcard(BOT_INDEX_KEY)
+        return [doc for doc in map(self.load, ids) if doc], total
 
     def post_turn(self, bot_id: str, message: dict):
         key = bot_inbox_key(bot_id)

@@ -1,0 +1,153 @@
+"""Registered outside bots, their turns, matches they play over HTTP, the rating ladder and levels."""
+
+import json
+import time
+import uuid
+
+import pytest
+import redis
+import requests
+
+from app import ratings
+from app.bot_store import BotStore
+from app.engine import Game, rules_from_request
+from app.matches import deck_seed
+
+
+def register(base, name="Test bot"):
+    answer = requests.post(f"{base}/bots", json={"name": name, "description": "plays nothing"})
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def start_match(base, bots, **options):
+    answer = requests.post(f"{base}/matches", json={"bots": bots, "games": options.pop("games", 1),
+                                                    "rules": {"preset": "simple"}, **options})
+    assert answer.status_code == 202, answer.text
+    return answer.json()
+
+
+def wait_for_match(base, match_id, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        match = requests.get(f"{base}/matches/{match_id}").json()
+        if match["status"] == "finished":
+            return match
+        time.sleep(0.2)
+    raise AssertionError(f"match {match_id} did not finish: {match}")
+
+
+def test_elo_updates_are_the_hand_computed_ones():
+    # Equal ratings: the winner was expected to score 1/2, so it gains K/2 = 12.
+    assert ratings.expected_score(1500, 1500) == 0.5
+    assert ratings.rating_change(1500, 1500) == 12.0
+    # 1400 beats 1600: expected 1 / (1 + 10^(200/400)) = 1 / 4.16228 = 0.240253; 24 × 0.759747 = 18.2339.
+    assert ratings.expected_score(1400, 1600) == pytest.approx(0.240253, abs=1e-6)
+    assert ratings.rating_change(1400, 1600) == pytest.approx(18.2339, abs=1e-4)
+    # 1600 beats 1400: expected 0.759747, so it gains only 24 × 0.240253 = 5.7661.
+    assert ratings.rating_change(1600, 1400) == pytest.approx(5.7661, abs=1e-4)
+
+
+def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
+    from app.bot_service import BotService
+    bots = BotService(BotStore(redis.Redis.from_url(redis_url)), utc_now=lambda: "now")
+    a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
+    bots.rate_game(a, b)  # 1500 vs 1500: ±12
+    bots.rate_game(b, a)  # 1488 beats 1512: expected 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
+    ladder = {row["entrant"]: row for row in bots.ladder()}
+    assert ladder[a]["rating"] == pytest.approx(1512 - 12.8276, abs=1e-4)
+    assert ladder[b]["rating"] == pytest.approx(1488 + 12.8276, abs=1e-4)
+    assert (ladder[a]["games"], ladder[a]["wins"], ladder[a]["losses"]) == (2, 1, 1)
+
+
+def test_a_bot_token_is_shown_once_and_kept_only_as_a_hash(live_server, redis_url):
+    created = register(live_server)
+    bot, token = created["bot"], created["token"]
+    assert token.startswith("rbot.") and bot["entrant"] == f"bot:{bot['id']}"
+    public = requests.get(f"{live_server}/bots/{bot['id']}").json()
+    assert "token" not in json.dumps(public) and public["rating"] == 1500 and public["games"] == 0
+    assert bot["id"] in [b["id"] for b in requests.get(f"{live_server}/bots?page_size=100&page=1").json()]
+    store = redis.Redis.from_url(redis_url)
+    for key in store.scan_iter(match=f"*{bot['id']}*"):
+        assert token.encode() not in store.dump(key)
+    assert requests.get(f"{live_server}/bots/nobody").status_code == 404
+    assert requests.get(f"{live_server}/bots/me/turns?wait_seconds=0",
+                        headers={"Authorization": "Bearer rbot.x.y"}).status_code == 401
+
+
+def test_matches_refuse_unknown_and_doubled_registered_bots(live_server):
+    bot = register(live_server)["bot"]
+    for bots in (["bot:nobody", "greedy"], [bot["entrant"], bot["entrant"]]):
+        answer = requests.post(f"{live_server}/matches", json={"bots": bots, "games": 1})
+        assert answer.status_code == 422 and answer.json()["code"] == "invalid_request", bots
+
+
+def test_turns_come_by_sse_and_long_poll_and_the_bot_token_acts_only_in_its_own_seat(live_server):
+    created = register(live_server)
+    auth = {"Authorization": f"Bearer {created['token']}"}
+    stream = requests.get(f"{live_server}/bots/me/stream", headers=auth, stream=True, timeout=30)
+    assert stream.status_code == 200
+    match = start_match(live_server, [created["bot"]["entrant"], "greedy"], move_seconds=30)
+    lines = stream.iter_lines(decode_unicode=True)
+    message = {}
+    for line in lines:
+        if line.startswith(("id:", "event:", "data:")):
+            field, _, value = line.partition(": ")
+            message[field] = value
+        elif not line and "data" in message:
+            break
+    stream.close()
+    turn = json.loads(message["data"])
+    assert message["event"] == "turn" and message["id"] == turn["id"]
+    assert turn["game_id"] == f"{match['id']}-0" and turn["match_id"] == match["id"] and turn["move_seconds"] == 30
+    polled = requests.get(f"{live_server}/bots/me/turns?wait_seconds=0&after=0", headers=auth).json()
+    assert turn["id"] in [t["id"] for t in polled["turns"]]
+    after = requests.get(f"{live_server}/bots/me/turns?wait_seconds=0&after={turn['id']}", headers=auth).json()
+    assert after == {"turns": [], "cursor": turn["id"]}  # resumed after it: nothing repeated
+
+    view = requests.get(f"{live_server}/games/{turn['game_id']}/view", headers=auth).json()
+    assert view["seat"] == turn["seat"] and view["hand"] and turn["seat"] in view["awaiting"]
+    acted = requests.post(f"{live_server}/games/{turn['game_id']}/actions", json=view["legal_actions"][0],
+                          headers={**auth, "If-Match": f'"{view["version"]}"'})
+    assert acted.status_code == 200
+    other = requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
+    assert requests.get(f"{live_server}/games/{other.json()['game']['id']}/view", headers=auth).status_code == 401
+
+
+def test_a_registered_bot_that_keeps_timing_out_gets_fallback_moves_then_forfeits(live_server):
+    bot = register(live_server)["bot"]
+    match = start_match(live_server, [bot["entrant"], "greedy"], games=3, move_seconds=1)
+    finished = wait_for_match(live_server, match["id"])
+    assert finished["forfeited_by"] == 0 and finished["games_done"] <= 1
+    assert finished["entrants"][0]["timeouts"] == 5
+    events = requests.get(f"{live_server}/games/{match['id']}-0/events?limit=2000").json()
+    timeouts = [e for e in events if e["type"] == "turn_timeout"]
+    assert len(timeouts) == 5 and all(e["bot"] == "greedy" and e["seat"] == 0 for e in timeouts)
+    assert {"type": "seat_left", "seat": 0, "bot": "greedy"}.items() <= next(
+        e for e in events if e["type"] == "seat_left").items()
+    assert requests.get(f"{live_server}/games/{match['id']}-1").status_code == 404  # no game after the forfeit
+
+
+def test_a_match_with_a_registered_bot_deals_the_decks_of_a_builtin_match_with_the_same_seed(live_server):
+    bot = register(live_server)["bot"]
+    outside = start_match(live_server, [bot["entrant"], "greedy"], seed="same decks", move_seconds=30)
+    builtin = start_match(live_server, ["random", "greedy"], seed="same decks")
+    wait_for_match(live_server, builtin["id"])
+    first_deals = []
+    for match in (outside, builtin):
+        events = requests.get(f"{live_server}/games/{match['id']}-0/events?limit=50").json()
+        first_deals.append(next((e["table"], e["dealer"], e["hand_counts"]) for e in events if e["type"] == "deal"))
+    assert first_deals[0] == first_deals[1]
+    dealt = Game(rules_from_request({"preset": "simple"}), 2, seed=deck_seed("same decks", 0, 2), first_dealer=0)
+    assert first_deals[0][0] == [e for e in dealt.events if e["type"] == "deal"][0]["table"]
+
+
+def test_levels_seat_the_bots_from_weakest_to_strongest(live_server):
+    levels = requests.get(f"{live_server}/bots/levels").json()
+    assert [(level["level"], level["bot"]) for level in levels] == [
+        (1, "random"), (2, "casual"), (3, "greedy"), (4, "montecarlo"), (5, "expert")]
+    created = requests.post(f"{live_server}/games", json={"players": 2, "seats": [
+        {"type": "human", "name": "A"}, {"type": "bot", "level": 2}]})
+    assert created.status_code == 201 and created.json()["game"]["seats"][1]["bot"] == "casual"
+    assert requests.post(f"{live_server}/games", json={"players": 2, "seats": [
+        {"type": "human"}, {"type": "bot", "level": 6}]}).status_code == 422
