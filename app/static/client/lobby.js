@@ -1,9 +1,9 @@
 // The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
 import { claimSeat, get, playerName, post, rememberName, saveSeat } from "./api.js";
-import { BOTS, errorText, h, link, show } from "./dom.js";
+import { errorText, h, link, show } from "./dom.js";
 
 export async function lobby() {
-  const presets = await get("/rules/presets");
+  const [presets, levels] = await Promise.all([get("/rules/presets"), get("/bots/levels")]);
   const message = h("p", { class: "error", role: "alert" });
   const name = h("input", { id: "name", name: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
   const preset = h("select", { id: "preset", name: "preset" },
@@ -14,7 +14,8 @@ export async function lobby() {
 
   function seatChoice(seat) {
     return h("label", {}, `Seat ${seat}`, h("select", { name: `seat${seat}`, "data-seat": seat },
-      BOTS.map((bot) => h("option", { value: `bot:${bot}` }, `${bot} bot`)),
+      levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" },
+        `Level ${level.level}: ${level.bot}. ${level.summary}`)),
       h("option", { value: "open" }, "open for a friend")));
   }
 
@@ -34,7 +35,7 @@ export async function lobby() {
     rememberName(name.value.trim());
     const seats = [{ type: "human", name: name.value.trim() || "You" }];
     for (const select of others.querySelectorAll("select")) {
-      seats.push(select.value === "open" ? { type: "open" } : { type: "bot", bot: select.value.slice(4) });
+      seats.push(select.value === "open" ? { type: "open" } : { type: "bot", level: Number(select.value) });
     }
     const rules = { preset: preset.value };
     if (target.value) rules.target = Number(target.value);

@@ -7,11 +7,13 @@ import { campName, describe } from "./words.js";
 const percent = (x) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
 
 export async function matchesPage() {
-  const presets = await get("/rules/presets");
+  const [presets, registered, ladder] = await Promise.all([
+    get("/rules/presets"), get("/bots?page=1&page_size=100"), get("/ratings")]);
   const message = h("p", { class: "error", role: "alert" });
   const entrants = h("div", { class: "seats" });
   const botSelect = (index, chosen) => h("label", {}, `Entrant ${index}`, h("select", { name: "bot" },
-    BOTS.map((bot) => h("option", { value: bot, selected: bot === chosen }, bot))));
+    BOTS.map((bot) => h("option", { value: bot, selected: bot === chosen }, bot)),
+    registered.map((bot) => h("option", { value: bot.entrant }, `${bot.name} (registered bot)`))));
   entrants.append(botSelect(0, "greedy"), botSelect(1, "random"));
   const games = h("input", { id: "games", type: "number", min: 1, max: 1000, value: 20 });
   const preset = h("select", { id: "match-preset" }, presets.map((p) => h("option", { value: p.name }, p.name)));
@@ -37,7 +39,17 @@ export async function matchesPage() {
         if (count < 4) entrants.append(botSelect(count, "greedy"));
       } }, "Add an entrant")),
       h("label", {}, "Games", games),
-      h("button", { type: "submit", id: "start-match" }, "Start the match"), message)));
+      h("button", { type: "submit", id: "start-match" }, "Start the match"), message)),
+  h("section", { class: "panel" }, h("h2", {}, "Rating ladder (Elo)"),
+    h("p", { class: "muted" }, "Every match game between two different bots counts; everyone starts at 1500."),
+    h("div", { class: "scroll" }, h("table", { id: "ladder" },
+      h("thead", {}, h("tr", {}, ["Bot", "Rating", "Games", "Wins", "Losses"].map((title) => h("th", {}, title)))),
+      h("tbody", {}, ladder.map((row) => h("tr", {}, h("td", {}, nameOf(row.entrant)), h("td", {}, row.rating.toFixed(0)),
+        h("td", {}, row.games), h("td", {}, row.wins), h("td", {}, row.losses))))))));
+
+  function nameOf(entrant) {
+    return registered.find((bot) => bot.entrant === entrant)?.name ?? entrant;
+  }
 }
 
 export async function matchPage(matchId) {
