@@ -17,6 +17,7 @@ from .bot_service import BotService
 from .bot_store import BotStore
 from .bots import BOTS
 from .match_service import MatchService
+from .seats import Seats
 from .service import GameService, utc_now
 from .store import GameStore, MatchStore, StoreUnavailable, connect
 
@@ -150,7 +151,7 @@ def build_services(client, config: dict, in_process: bool, queue_client=None) ->
                      "finished": config["FINISHED_GAME_TTL"]}
     store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
     bots = BotService(BotStore(client), utc_now)
-    games = GameService(store, secret_key(config), bot_kinds=BOTS, dispatcher=dispatcher, outside_bots=bots)
+    games = GameService(store, Seats(secret_key(config), BOTS, bots), dispatcher=dispatcher, outside_bots=bots)
     matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher, bots)
     if in_process:
         dispatcher.games, dispatcher.matches = games, matches

@@ -79,7 +79,7 @@ class MatchService:
         if not recorded:
             return False
         if doc.get("client"):
-            self.store.release_game(doc["client"])
+            self.store.release_games(doc["client"])
         names = [doc["bots"][entrant] for entrant in played.entrants]
         if len(names) == 2 and names[0] != names[1]:  # Elo rates two different entrants
             winner = played.game.winner
@@ -133,6 +133,9 @@ class MatchService:
         if self.store.count_timeout(match["id"], entrant) >= FORFEIT_TIMEOUTS:
             if self.store.forfeit(match["id"], entrant):
                 log.info("bot %s forfeits match %s after %d timeouts", info["bot"], match["id"], FORFEIT_TIMEOUTS)
+                doc, _ = self._load(match["id"])
+                if doc.get("client"):  # the games that will never start hold no share of the client's cap
+                    self.store.release_games(doc["client"], doc["games_total"] - match["index"] - 1)
             self.games.hand_to_bot(game_id, seat, FALLBACK_BOT)
 
     def status(self, match_id: str) -> dict:

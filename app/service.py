@@ -1,8 +1,5 @@
 """Games as resources: create, seat, view, act. The one place where HTTP-free game logic meets the store."""
 
-import base64
-import hashlib
-import hmac
 import logging
 import time
 from contextlib import contextmanager
@@ -13,8 +10,9 @@ from datetime import datetime, timezone
 from .engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
 from .bot_service import outside_bot_id
-from .bots import LEVELS, choose_action
+from .bots import choose_action
 from .engine.views import seat_knowledge
+from .seats import Seats, public_seats
 from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
 from . import metrics
@@ -28,10 +26,6 @@ FALLBACK_BOT = "greedy"  # plays for a human whose turn timer ran out
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _dealing(request: dict) -> str:
@@ -51,12 +45,12 @@ def _found(game_id: str):
 
 
 class GameService:
-    def __init__(self, store, secret: bytes, bot_kinds=(), dispatcher=None, outside_bots=None):
+    def __init__(self, store, seats: Seats, dispatcher=None, outside_bots=None):
         self.store = store
-        self.secret = secret
-        self.bot_kinds = tuple(bot_kinds)
+        self.seats = seats
+        self.bot_kinds = seats.bot_kinds
         self.dispatcher = dispatcher
-        self.outside_bots = outside_bots  # registered bots: they act with their own tokens
+        self.outside_bots = outside_bots  # registered bots: told their turns
         # Set by the match service: a match game that ended, a registered bot's turn that timed out.
         self.on_game_over = self.on_turn_timeout = None
 
@@ -70,9 +64,9 @@ class GameService:
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
         game_id, timeout = secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
-        seat_docs = [self._seat_doc(game_id, seat, spec) for seat, spec in enumerate(seats)]
+        seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
         doc, version = self.store_new_game(game_id, game, seat_docs, game.events, timeout, _dealing(request))
-        return doc, version, self.seat_tokens(doc)
+        return doc, version, self.seats.tokens(doc)
 
     def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
                        turn_timeout_seconds: int | None = None, dealing: str = "server",
@@ -101,39 +95,8 @@ class GameService:
         self._post_turns(doc, version, game)
         return doc, version
 
-    def _human_seat(self, game_id: str, seat: int, name: str) -> dict:
-        """A human seat: a fresh salt, and the hash of the token derived from it (`_derive_token`)."""
-        salt = secrets.token_urlsafe(16)
-        return {"type": "human", "name": name, "token_salt": salt,
-                "token_hash": _hash_token(self._derive_token(game_id, seat, salt))}
-
-    def _derive_token(self, game_id: str, seat: int, salt: str) -> str:
-        """A seat's token is an HMAC of the server's secret: the store keeps only its salt and hash,
-        so nothing in Redis lets anyone act for a seat, yet a replayed answer can give it again."""
-        mac = hmac.new(self.secret, f"{game_id}:{seat}:{salt}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
-
-    def seat_tokens(self, doc: dict, seats=None) -> dict[int, str]:
-        """The tokens of the game's human seats (or of `seats`), derived again from their salts."""
-        return {seat: self._derive_token(doc["id"], seat, info["token_salt"])
-                for seat, info in enumerate(doc["seats"])
-                if info.get("token_salt") and (seats is None or seat in seats)}
-
     def tokens_of(self, game_id: str, seats) -> dict[int, str]:
-        return self.seat_tokens(self._load(game_id)[1], seats)
-
-    def _seat_doc(self, game_id, seat, spec):
-        kind = spec.get("type")
-        if kind == "human":
-            return self._human_seat(game_id, seat, spec.get("name") or f"Player {seat + 1}")
-        if kind == "bot":
-            if spec.get("level") is not None:
-                spec = {**spec, "bot": LEVELS[spec["level"] - 1]}
-            if spec.get("bot") not in self.bot_kinds:
-                raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
-                                     f"kinds: {', '.join(self.bot_kinds)}", field=f"seats[{seat}].bot")
-            return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
-        return {"type": "open"}
+        return self.seats.tokens(self._load(game_id)[1], seats)
 
     def claim_seat(self, game_id: str, seat: int, name: str | None) -> tuple[dict, int, str]:
         version, doc = self._load(game_id)
@@ -141,21 +104,21 @@ class GameService:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
-        doc["seats"][seat] = self._human_seat(game_id, seat, name or f"Player {seat + 1}")
+        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}")
         game = game_from_dict(doc["engine"])
         version = self._write(doc, version, game, [])
-        return doc, version, self.seat_tokens(doc, [seat])[seat]
+        return doc, version, self.seats.tokens(doc, [seat])[seat]
 
     # ----- reading ---------------------------------------------------------------------------
     def seat_for(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds in this game (None for no token: a spectator); 401 otherwise."""
         _, doc = self._load(game_id)
-        return None if token is None else self._seat_of(doc, token)
+        return None if token is None else self.seats.seat_of(doc, token)
 
     def view(self, game_id: str, token: str | None = None) -> tuple[dict, int]:
         """The spectator view, or with a seat token that seat's own view."""
         version, doc = self._load(game_id)
-        seat = self._seat_of(doc, token) if token is not None else None
+        seat = self.seats.seat_of(doc, token) if token is not None else None
         return self.view_as(game_id, seat, loaded=(version, doc))
 
     def view_as(self, game_id: str, seat: int | None, loaded=None) -> tuple[dict, int]:
@@ -199,7 +162,7 @@ class GameService:
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:
         version, doc = self._load(game_id)
-        seat = self._seat_of(doc, token)
+        seat = self.seats.seat_of(doc, token)
         return self.act_as(game_id, seat, if_match, action, loaded=(version, doc))
 
     def act_as(self, game_id, seat, if_match, action, loaded=None, preamble=(), game=None):
@@ -265,7 +228,7 @@ class GameService:
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
         """A human leaves; a bot takes the seat over from the next move on."""
         version, doc = self._load(game_id)
-        if self._seat_of(doc, token) != seat:
+        if self.seats.seat_of(doc, token) != seat:
             raise InvalidToken(f"only seat {seat}'s own token can leave it")
         if doc["status"] == FINISHED:
             raise GameOver("the game is over: its seats stay as they were")
@@ -420,29 +383,10 @@ class GameService:
             return FINISHED
         return OPEN if any(s["type"] == "open" for s in doc["seats"]) else ACTIVE
 
-    def _seat_of(self, doc, token):
-        bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
-        if bot_id:  # a registered bot acts for the seat its match gave it
-            for seat, info in enumerate(doc["seats"]):
-                if info["type"] == "human" and outside_bot_id(info.get("bot")) == bot_id:
-                    return seat
-            raise InvalidToken("this bot has no seat in this game")
-        if token:
-            digest = _hash_token(token)
-            for seat, info in enumerate(doc["seats"]):
-                if info.get("token_hash") and hmac.compare_digest(info["token_hash"], digest):
-                    return seat
-        raise InvalidToken("send 'Authorization: Bearer <seat token>' with a token of this game")
-
-    @staticmethod
-    def _public_seats(doc):
-        return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot")}
-                for s, info in enumerate(doc["seats"])]
-
     def summary(self, doc, version):
         engine = doc["engine"]
         return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
-                "preset": doc["rules"]["preset"], "seats": self._public_seats(doc),
+                "preset": doc["rules"]["preset"], "seats": public_seats(doc),
                 "scores": engine["scores"], "winner": engine["winner"], "dealing": doc.get("dealing", "server"),
                 "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
 

@@ -386,9 +386,9 @@ class MatchStore:
         The count lives as long as a match's records, so games never released do not block forever."""
         return self._reserve(keys=[match_games_running_key(client)], args=[games, cap, self.ttl]) >= 0
 
-    def release_game(self, client: str):
+    def release_games(self, client: str, games: int = 1):
         key = match_games_running_key(client)
-        if self.redis.decr(key) <= 0:
+        if games > 0 and self.redis.decrby(key, games) <= 0:
             self.redis.delete(key)
 
     def create(self, match_id: str, doc: dict):

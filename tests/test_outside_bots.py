@@ -151,3 +151,22 @@ def test_levels_seat_the_bots_from_weakest_to_strongest(live_server):
     assert created.status_code == 201 and created.json()["game"]["seats"][1]["bot"] == "casual"
     assert requests.post(f"{live_server}/games", json={"players": 2, "seats": [
         {"type": "human"}, {"type": "bot", "level": 6}]}).status_code == 422
+
+
+def test_a_forfeited_match_frees_its_unplayed_games_from_the_clients_cap(redis_url):
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "MATCH_GAMES_PER_CLIENT": 4,
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.7.{uuid.uuid4().int % 250}.1"}
+    bot = client.post("/bots", json={"name": "Sleeper"}).json["bot"]
+    match = client.post("/matches", json={"bots": [bot["entrant"], "greedy"], "games": 4, "move_seconds": 1,
+                                          "rules": {"preset": "simple"}}, environ_base=address).json
+    assert client.post("/matches", json={"bots": ["greedy", "random"], "games": 1},
+                       environ_base=address).status_code == 429  # all four of the cap are the sleeper's
+    deadline = time.monotonic() + 60
+    while client.get(f"/matches/{match['id']}").json["status"] != "finished" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert client.get(f"/matches/{match['id']}").json["forfeited_by"] == 0
+    assert client.post("/matches", json={"bots": ["greedy", "random"], "games": 4},
+                       environ_base=address).status_code == 202

@@ -1,0 +1,76 @@
+"""A game's seats and who may act for them.
+
+A human seat's token is an HMAC of the server's secret: the store keeps only its salt and the
+token's hash, so nothing in Redis lets anyone act for a seat, yet a replayed answer can give it
+again. A registered bot acts, with its own bot token, for the seat its match gave it.
+"""
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from .bot_service import outside_bot_id
+from .bots import LEVELS
+from .errors import InvalidRequest, InvalidToken
+
+
+def _hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def public_seats(doc) -> list[dict]:
+    return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot")}
+            for s, info in enumerate(doc["seats"])]
+
+
+class Seats:
+    def __init__(self, secret: bytes, bot_kinds=(), outside_bots=None):
+        self.secret = secret
+        self.bot_kinds = tuple(bot_kinds)
+        self.outside_bots = outside_bots
+
+    def from_request(self, game_id: str, seat: int, spec: dict) -> dict:
+        """The seat a creator asked for: a human, a built-in bot (by kind or level), or open."""
+        kind = spec.get("type")
+        if kind == "human":
+            return self.human(game_id, seat, spec.get("name") or f"Player {seat + 1}")
+        if kind == "bot":
+            if spec.get("level") is not None:
+                spec = {**spec, "bot": LEVELS[spec["level"] - 1]}
+            if spec.get("bot") not in self.bot_kinds:
+                raise InvalidRequest(f"seats[{seat}].bot: unknown bot kind {spec.get('bot')!r}; "
+                                     f"kinds: {', '.join(self.bot_kinds)}", field=f"seats[{seat}].bot")
+            return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
+        return {"type": "open"}
+
+    def human(self, game_id: str, seat: int, name: str) -> dict:
+        """A human seat: a fresh salt, and the hash of the token derived from it."""
+        salt = secrets.token_urlsafe(16)
+        return {"type": "human", "name": name, "token_salt": salt,
+                "token_hash": _hash_token(self._derive_token(game_id, seat, salt))}
+
+    def tokens(self, doc: dict, seats=None) -> dict[int, str]:
+        """The tokens of the game's human seats (or of `seats`), derived again from their salts."""
+        return {seat: self._derive_token(doc["id"], seat, info["token_salt"])
+                for seat, info in enumerate(doc["seats"])
+                if info.get("token_salt") and (seats is None or seat in seats)}
+
+    def seat_of(self, doc, token) -> int:
+        """The seat `token` may act for in this game; 401 for any other token."""
+        bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
+        if bot_id:
+            for seat, info in enumerate(doc["seats"]):
+                if info["type"] == "human" and outside_bot_id(info.get("bot")) == bot_id:
+                    return seat
+            raise InvalidToken("this bot has no seat in this game")
+        if token:
+            digest = _hash_token(token)
+            for seat, info in enumerate(doc["seats"]):
+                if info.get("token_hash") and hmac.compare_digest(info["token_hash"], digest):
+                    return seat
+        raise InvalidToken("send 'Authorization: Bearer <seat token>' with a token of this game")
+
+    def _derive_token(self, game_id: str, seat: int, salt: str) -> str:
+        mac = hmac.new(self.secret, f"{game_id}:{seat}:{salt}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
