@@ -11,9 +11,9 @@ Its play: the capture that takes the most cards, else its lowest card.
 """
 
 import sys
-import time
 from http import HTTPStatus
 
+from play_against_a_bot import call  # waits out 429s as Retry-After says
 from ronda_client import AuthenticatedClient, Client
 from ronda_client.api.bots import create_bot, wait_for_turns
 from ronda_client.api.games import get_seat_view, play_action
@@ -22,15 +22,6 @@ from ronda_client.models import (ActionRequest, ActionRequestType, CreateBotRequ
                                  MatchStatus, RuleOptions)
 
 RANK_ORDER = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12]
-
-
-def call(endpoint, *args, **kwargs):
-    """The endpoint's response, once it is not a 429 (waits as long as Retry-After says)."""
-    while True:
-        response = endpoint.sync_detailed(*args, **kwargs)
-        if response.status_code != HTTPStatus.TOO_MANY_REQUESTS:
-            return response
-        time.sleep(float(response.headers.get("Retry-After", "1")))
 
 
 def choose(view: GameView):
