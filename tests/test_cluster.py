@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from app import create_app
-from app.store import INDEX_BUCKETS, PLAIN_FEED, changes_channel, state_key, status_index_key
+from app.store import INDEX_BUCKETS, PLAIN_FEED, bot_inbox_key, changes_channel, state_key, status_index_key
 from failover import play_through_a_failover
 from faults import start_worker, stop
 from redis_server import RedisClusterServers
@@ -93,3 +93,30 @@ def test_games_go_on_after_a_master_fails_over_and_no_acknowledged_move_is_lost(
         assert measured["lost"] == 0
     finally:
         cluster.stop()
+
+
+def test_a_registered_bot_plays_a_match_with_its_turns_and_the_ladder_on_the_cluster(cluster_app, redis_url,
+                                                                                      cluster_url):
+    app, queue = cluster_app
+    client = app.test_client()
+    created = client.post("/bots", json={"name": "Cluster bot"}).json
+    auth = {"Authorization": f"Bearer {created['token']}"}
+    match = client.post("/matches", json={"bots": [created["bot"]["entrant"], "greedy"], "games": 1,
+                                           "rules": {"preset": "simple", "target": 11}, "move_seconds": 30}).json
+    worker = start_worker(redis_url, queue, cluster_url=cluster_url)
+    try:
+        cursor, deadline = "0", time.time() + 90
+        while client.get(f"/matches/{match['id']}").json["status"] != "finished" and time.time() < deadline:
+            polled = client.get(f"/bots/me/turns?after={cursor}&wait_seconds=2", headers=auth).json
+            cursor = polled["cursor"]
+            for turn in polled["turns"]:
+                view = client.get(f"/games/{turn['game_id']}/view", headers=auth).json
+                if view["seat"] in view["awaiting"]:
+                    client.post(f"/games/{turn['game_id']}/actions", json=view["legal_actions"][0],
+                                headers={**auth, "If-Match": f'"{view["version"]}"'})
+    finally:
+        stop(worker)
+    finished = client.get(f"/matches/{match['id']}").json
+    assert finished["status"] == "finished" and finished["entrants"][0]["timeouts"] == 0
+    assert {row["entrant"]: row["games"] for row in client.get("/ratings").json}[created["bot"]["entrant"]] == 1
+    assert redis.RedisCluster.from_url(cluster_url).exists(bot_inbox_key(created["bot"]["id"]))

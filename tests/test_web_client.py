@@ -129,6 +129,30 @@ def test_a_spectator_page_follows_a_game_live(page, live_server):
     expect(page.locator("#status")).to_contain_text(f"Waiting for {names[1 - mover]}")
 
 
+def test_a_dropped_stream_reconnects_with_last_event_id_and_misses_nothing(page, live_server):
+    game, tokens = two_humans(live_server)
+    log = requests.get(f"{live_server}/games/{game['id']}/events").json()
+    streams = []
+
+    def drop_the_first(route):
+        streams.append(route.request.headers.get("last-event-id"))
+        if len(streams) == 1:  # the first connection ends at once, as a restarted server's would
+            return route.fulfill(status=200, headers={"Content-Type": "text/event-stream"}, body=": bye\n\n")
+        return route.continue_()
+
+    page.route("**/stream", drop_the_first)
+    page.goto(f"{live_server}/#/games/{game['id']}")
+    expect(page.locator("#log li")).to_have_count(len(log))
+    expect(page.locator(".game-head")).to_contain_text("live")  # the second connection is open
+    assert streams[:2] == [str(log[-1]["id"])] * 2  # resumed after the last event it had, not from scratch
+    mover = game["awaiting"][0]
+    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}).json()
+    assert requests.post(f"{live_server}/games/{game['id']}/actions", json=view["legal_actions"][0], headers={
+        "Authorization": f"Bearer {tokens[mover]}", "If-Match": f'"{view["version"]}"'}).status_code == 200
+    after = requests.get(f"{live_server}/games/{game['id']}/events").json()
+    expect(page.locator("#log li")).to_have_count(len(after))  # every new event, once
+
+
 def test_a_412_race_is_recovered_by_reading_again_and_offering_the_move_again(page, live_server):
     game, tokens = two_humans(live_server, preset="traditional")  # both seats answer declarations at once
     assert game["awaiting"] == [0, 1]
