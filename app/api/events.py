@@ -8,7 +8,9 @@ from marshmallow import Schema, fields, post_dump, validate
 
 from .schemas import DECLARATION_KINDS, Award, DeclarationInfo, GameView
 
+
 def required(field_class, *args, **kwargs):
+    """A field every event of the kind carries."""
     return field_class(*args, required=True, **kwargs)
 
 
