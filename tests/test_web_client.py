@@ -7,10 +7,12 @@ from pathlib import Path
 import pytest
 import requests
 
-from tooling import require
+from tooling import missing, require
 
-pytest.importorskip("playwright", reason="the test extras install it: pip install -e '.[test]'")
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:
+    missing("the playwright package is missing: pip install -e '.[test]'", whole_module=True)
 
 SCREENSHOTS = Path(os.environ.get("RONDA_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts")) / "screenshots"
 MOVE_WAIT_MS = 30_000

@@ -11,7 +11,10 @@ def require(program: str, how_to_install: str) -> str:
     path = shutil.which(program)
     if path:
         return path
-    message = f"{program} not found; install it to run these tests: {how_to_install}"
+    missing(f"{program} not found; install it to run these tests: {how_to_install}")
+
+
+def missing(message: str, whole_module: bool = False):
     if os.environ.get("CI") == "true":
         pytest.fail(message, pytrace=False)
-    pytest.skip(f"SKIPPED, NOT PASSED: {message}")
+    pytest.skip(f"SKIPPED, NOT PASSED: {message}", allow_module_level=whole_module)
