@@ -309,7 +309,11 @@ class GameService:
         if doc["status"] == FINISHED and previous != FINISHED:
             metrics.GAMES_FINISHED.inc()
             if doc.get("match") and self.on_game_over:
-                self.on_game_over(doc["match"])
+                try:
+                    self.on_game_over(doc["match"])
+                except StoreUnavailable:  # the write stands; reading the match does the hand-off
+                    log.warning("match %s: game %s is over, its next game starts on the next read",
+                                doc["match"]["id"], doc["id"])
         return version
 
     def _post_turns(self, doc, version, game):
