@@ -1,10 +1,8 @@
 """Registered outside bots: their tokens, the turns they are owed, the rating ladder and the levels.
 
 A bot token is `rbot.<bot id>.<secret>`; the store keeps only its SHA-256, as for seat tokens.
-A registered bot is named `bot:<id>` wherever an entrant or a seat's bot is named.
 """
 
-import hashlib
 import hmac
 import logging
 import secrets
@@ -13,22 +11,13 @@ import time
 from . import ratings
 from .bots import LEVELS
 from .errors import BotNotFound, InvalidToken
+from .seats import OUTSIDE_PREFIX, token_digest
 from .store import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "rbot."
-OUTSIDE_PREFIX = "bot:"
 MAX_MOVE_SECONDS = 60  # the longest per-move time limit: an older turn has been played by the fallback
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def outside_bot_id(entrant: str | None) -> str | None:
-    """The registered bot's id in an entrant or seat name such as `bot:<id>`, else None."""
-    return entrant[len(OUTSIDE_PREFIX):] if entrant and entrant.startswith(OUTSIDE_PREFIX) else None
 
 
 class BotService:
@@ -40,7 +29,7 @@ class BotService:
     def register(self, name: str, description: str | None) -> tuple[dict, str]:
         bot_id = secrets.token_urlsafe(9)
         token = f"{TOKEN_PREFIX}{bot_id}.{secrets.token_urlsafe(32)}"
-        doc = {"id": bot_id, "name": name, "description": description or "", "token_hash": _hash(token),
+        doc = {"id": bot_id, "name": name, "description": description or "", "token_hash": token_digest(token),
                "created_at": self.utc_now()}
         self.store.register(bot_id, doc)
         return self._public(doc, self.store.ratings()), token
@@ -65,7 +54,7 @@ class BotService:
             return None
         bot_id = token[len(TOKEN_PREFIX):].split(".", 1)[0]
         doc = self.store.load(bot_id)
-        if doc is None or not hmac.compare_digest(doc["token_hash"], _hash(token)):
+        if doc is None or not hmac.compare_digest(doc["token_hash"], token_digest(token)):
             raise InvalidToken("this bot token is not known")
         return bot_id
 

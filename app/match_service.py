@@ -9,10 +9,10 @@ ends. Either way game `i` deals the same deck and seats the same entrants for th
 import logging
 import secrets
 
-from .bot_service import outside_bot_id
 from .engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from_request
 from .errors import GameNotFound, InvalidRequest, TooManyMatchGames
 from .matches import PlayedGame, deck_seed, play_game, seating, standings, tally
+from .seats import outside_bot_id, registered_bot_of
 from .service import FALLBACK_BOT, FINISHED, utc_now
 from .store import GameMissing, VersionConflict
 
@@ -20,6 +20,10 @@ log = logging.getLogger(__name__)
 
 MAX_GAMES = 2000
 FORFEIT_TIMEOUTS = 5  # a registered bot whose turn timer runs out this often in a match forfeits it
+
+
+def match_game_id(match_id: str, index: int) -> str:
+    return f"{match_id}-{index}"
 
 
 class MatchService:
@@ -63,7 +67,7 @@ class MatchService:
         """Play game `index` of the match and count it; a job that runs twice counts once."""
         doc, _ = self._load(match_id)
         played = play_game(rules_from_dict(doc["rules"]), doc["bots"], doc["seed"], index)
-        game_id = f"{match_id}-{index}"
+        game_id = match_game_id(match_id, index)
         seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
                  for entrant in played.entrants]
         try:
@@ -87,24 +91,26 @@ class MatchService:
         return True
 
     # ----- live matches (a registered bot plays) ----------------------------------------------
-    def advance(self, match_id: str):
-        """Count the live game that ended and start the next; safe to call any time, from anywhere."""
+    def advance(self, match_id: str) -> tuple[dict, dict]:
+        """Count the live game that ended and start the next; safe to call any time, from anywhere.
+        Answers the match as it is then (its document and totals)."""
         doc, totals = self._load(match_id)
         while doc.get("live") and totals.get("games_done", 0) < doc["games_total"]:
             index = int(totals.get("games_done", 0))
-            game_id = f"{match_id}-{index}"
+            game_id = match_game_id(match_id, index)
             try:
                 _, game_doc = self.games.store.load(game_id)
             except GameMissing:
                 if "forfeited_by" not in totals:
                     self._start_live_game(doc, index, game_id)
-                return
+                break
             if game_doc["status"] != FINISHED:
-                return
+                break
             game = game_from_dict(game_doc["engine"], record_events=False)
             self._record(doc, index, game_id, PlayedGame(game, game_doc["match"]["entrants"],
                                                           [[] for _ in game_doc["seats"]]))
             doc, totals = self._load(match_id)
+        return doc, totals
 
     def _start_live_game(self, doc, index, game_id):
         players = len(doc["bots"])
@@ -127,7 +133,7 @@ class MatchService:
         """A registered bot's turn timer ran out in a match game: counted; too many forfeit the match."""
         _, game_doc = self.games.store.load(game_id)
         match, info = game_doc.get("match"), game_doc["seats"][seat]
-        if not match or not outside_bot_id(info.get("bot")):
+        if not match or not registered_bot_of(info):
             return
         entrant = match["entrants"][seat]
         if self.store.count_timeout(match["id"], entrant) >= FORFEIT_TIMEOUTS:
@@ -139,10 +145,7 @@ class MatchService:
             self.games.hand_to_bot(game_id, seat, FALLBACK_BOT)
 
     def status(self, match_id: str) -> dict:
-        doc, totals = self._load(match_id)
-        if doc.get("live"):
-            self.advance(match_id)  # mends a hand-off that a crash cut short
-            doc, totals = self._load(match_id)
+        doc, totals = self.advance(match_id)  # a live match: mends a hand-off that a crash cut short
         done = int(totals.get("games_done", 0))
         forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
         over = done >= doc["games_total"] or (forfeited_by is not None and not self._game_in_play(doc, done))
@@ -154,7 +157,7 @@ class MatchService:
 
     def _game_in_play(self, doc, index) -> bool:
         try:
-            self.games.store.load(f"{doc['id']}-{index}")
+            self.games.store.version(match_game_id(doc["id"], index))
         except GameMissing:
             return False
         return True

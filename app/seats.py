@@ -10,13 +10,25 @@ import hashlib
 import hmac
 import secrets
 
-from .bot_service import outside_bot_id
 from .bots import LEVELS
 from .errors import InvalidRequest, InvalidToken
 
+OUTSIDE_PREFIX = "bot:"  # a registered bot is `bot:<id>` wherever an entrant or a seat's bot is named
 
-def _hash_token(token: str) -> str:
+
+def token_digest(token: str) -> str:
+    """What the store keeps of a token (seat or bot): its SHA-256."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def outside_bot_id(entrant: str | None) -> str | None:
+    """The registered bot's id in an entrant or seat name such as `bot:<id>`, else None."""
+    return entrant[len(OUTSIDE_PREFIX):] if entrant and entrant.startswith(OUTSIDE_PREFIX) else None
+
+
+def registered_bot_of(seat: dict) -> str | None:
+    """The registered bot that plays this seat over HTTP (a human-type seat), else None."""
+    return outside_bot_id(seat.get("bot")) if seat["type"] == "human" else None
 
 
 def public_seats(doc) -> list[dict]:
@@ -48,7 +60,7 @@ class Seats:
         """A human seat: a fresh salt, and the hash of the token derived from it."""
         salt = secrets.token_urlsafe(16)
         return {"type": "human", "name": name, "token_salt": salt,
-                "token_hash": _hash_token(self._derive_token(game_id, seat, salt))}
+                "token_hash": token_digest(self._derive_token(game_id, seat, salt))}
 
     def tokens(self, doc: dict, seats=None) -> dict[int, str]:
         """The tokens of the game's human seats (or of `seats`), derived again from their salts."""
@@ -61,11 +73,11 @@ class Seats:
         bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
         if bot_id:
             for seat, info in enumerate(doc["seats"]):
-                if info["type"] == "human" and outside_bot_id(info.get("bot")) == bot_id:
+                if registered_bot_of(info) == bot_id:
                     return seat
             raise InvalidToken("this bot has no seat in this game")
         if token:
-            digest = _hash_token(token)
+            digest = token_digest(token)
             for seat, info in enumerate(doc["seats"]):
                 if info.get("token_hash") and hmac.compare_digest(info["token_hash"], digest):
                     return seat

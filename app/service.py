@@ -9,10 +9,9 @@ from datetime import datetime, timezone
 
 from .engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
-from .bot_service import outside_bot_id
 from .bots import choose_action
 from .engine.views import seat_knowledge
-from .seats import Seats, public_seats
+from .seats import Seats, public_seats, registered_bot_of
 from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
 from . import metrics
@@ -321,7 +320,7 @@ class GameService:
         if doc["status"] != ACTIVE or not self.outside_bots:
             return
         for seat in game.awaiting():
-            bot_id = outside_bot_id(doc["seats"][seat].get("bot")) if doc["seats"][seat]["type"] == "human" else None
+            bot_id = registered_bot_of(doc["seats"][seat])
             if bot_id:
                 self.outside_bots.post_turn(bot_id, {
                     "game_id": doc["id"], "seat": seat, "version": version,
