@@ -34,6 +34,16 @@ export async function call(method, path, { body, token, version } = {}) {
 export const get = (path, options) => call("GET", path, options);
 export const post = (path, body, options = {}) => call("POST", path, { ...options, body });
 
+// A game's whole event log as this viewer (`token`, or a spectator) may see it, page by page.
+export async function allEvents(gameId, token) {
+  const events = [];
+  for (;;) {
+    const page = await get(`/games/${gameId}/events?after=${events.at(-1)?.id ?? 0}&limit=2000`, { token });
+    events.push(...page);
+    if (page.length < 2000) return events;
+  }
+}
+
 // A seat's token, kept so that a reload (or a shared device) returns to the game.
 const seatKey = (gameId) => `ronda:seat:${gameId}`;
 

@@ -1,5 +1,5 @@
 // Bot-only matches: start one, follow its progress, read the standings, replay any of its games.
-import { get, post } from "./api.js";
+import { allEvents, get, post } from "./api.js";
 import { cardRow } from "./cards.js";
 import { BOTS, errorText, h, show } from "./dom.js";
 import { campName, describe } from "./words.js";
@@ -104,12 +104,7 @@ function positions(events, camps) {
 
 export async function replayPage(gameId) {
   const game = await get(`/games/${gameId}`);
-  const events = [];
-  for (;;) {
-    const page = await get(`/games/${gameId}/events?after=${events.at(-1)?.id ?? 0}&limit=2000`);
-    events.push(...page);
-    if (page.length < 2000) break;
-  }
+  const events = await allEvents(gameId);
   const camps = new Set(game.camps).size;
   const steps = positions(events, camps);
   let at = 0;

@@ -1,21 +1,12 @@
 // A game at the table: your seat (with the token kept from creating or joining) or a spectator's view.
 // The view is the truth: every change (our action, a stream event) ends in reading it again.
-import { claimSeat, forgetSeat, get, playerName, post, savedSeat } from "./api.js";
+import { allEvents, claimSeat, forgetSeat, get, playerName, post, savedSeat } from "./api.js";
 import { cardBack, cardElement, cardName, cardRow } from "./cards.js";
 import { errorText, h, link, show } from "./dom.js";
 import { follow } from "./sse.js";
 import { campName, describe } from "./words.js";
 
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
-
-async function allEvents(gameId, token) {
-  const events = [];
-  for (;;) {
-    const page = await get(`/games/${gameId}/events?after=${events.at(-1)?.id ?? 0}&limit=2000`, { token });
-    events.push(...page);
-    if (page.length < 2000) return events;
-  }
-}
 
 export async function table(gameId) {
   let seat = savedSeat(gameId);
