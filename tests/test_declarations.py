@@ -166,3 +166,36 @@ def test_ronda_and_tringa_points_options():
     game = new_game("runda", announce={"ronda_points": 5, "tringa_points": 20},
                     deals=[[["5o", "5c", "1e"], ["12e", "12b", "2c"]]], table=["3b", "4b", "7b", "11e"])
     assert declaration_scores(play(game, "declare", "declare")) == [(1, 5, "declaration")]
+
+
+# ----- `together`: certain from the types alone (§5), in both orders --------------------------
+FOUR_LOWEST = {"announce": {"all_four_lowest": True}}
+
+
+def test_together_all_four_lowest_a_lone_ronda_among_tringas_scores_the_pot_at_once():
+    deals = [[["2o", "2c", "1o", "3o"], ["10o", "10c", "10e", "1c"], ["11o", "11c", "11e", "3c"],
+              ["12o", "12c", "12e", "4c"]]]
+    game = new_game("traditional", players=4, deals=deals, dealer=0, **FOUR_LOWEST)
+    events = play(game, "s0:declare", "s1:declare", "s2:declare", "s3:declare")
+    assert declaration_scores(events) == [(0, 16, "declaration")]  # 1 + 3 × 5, before any card
+    assert not of_type(events, "reveal")
+    assert game.scores[0] == 16
+
+
+def test_together_normal_order_a_lone_tringa_among_rondas_scores_the_pot_at_once():
+    deals = [[["2o", "2c", "1o", "3o"], ["10o", "10c", "10e", "1c"], ["11o", "11c", "4e", "3c"],
+              ["12o", "12c", "5e", "4c"]]]
+    game = new_game("traditional", players=4, deals=deals, dealer=0)
+    events = play(game, "s0:declare", "s1:declare", "s2:declare", "s3:declare")
+    assert declaration_scores(events) == [(1, 8, "declaration")]  # 5 + 3 × 1
+    assert not of_type(events, "reveal")
+
+
+def test_together_all_four_lowest_rondas_in_both_camps_wait_for_the_ranks():
+    deals = [[["2o", "2c", "1o", "3o"], ["5o", "5c", "1c", "3c"], ["11o", "11c", "11e", "4c"],
+              ["12o", "12c", "12e", "4o"]]]
+    game = new_game("traditional", players=4, deals=deals, dealer=0, **FOUR_LOWEST)
+    assert declaration_scores(play(game, "s0:declare", "s1:declare", "s2:declare", "s3:declare")) == []
+    events = finish_deal(game)
+    assert of_type(events, "reveal")
+    assert declaration_scores(events) == [(0, 12, "declaration")]  # the 2s are lowest: 1 + 1 + 5 + 5

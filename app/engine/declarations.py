@@ -66,9 +66,7 @@ def awards(declarations, announce, camp_of, position, players: int) -> dict[int,
     """
     if len(declarations) < 2:  # nothing to compare: a lone declaration wins its own value
         return {camp_of[d.seat]: value(d.kind, announce) for d in declarations}
-    lowest_wins = announce.all_four_lowest and players == 4 and len(declarations) == 4
-    pick = min if lowest_wins else max
-    winning = pick(d.strength for d in declarations)
+    winning = best(declarations, announce, players)(d.strength for d in declarations)
     tied = sorted((d for d in declarations if d.strength == winning), key=lambda d: position(d.seat))
     if announce.scoring == "pot":
         amount = sum(value(d.kind, announce) for d in declarations)
@@ -80,10 +78,16 @@ def awards(declarations, announce, camp_of, position, players: int) -> dict[int,
     return {camp_of[tied[0].seat]: amount}
 
 
+def best(declarations, announce, players: int):
+    """`max` in the normal order; `min` under S1's exception, four players who all declared."""
+    return min if announce.all_four_lowest and players == 4 and len(declarations) == 4 else max
+
+
 def certain_from_kinds(declarations, announce, camp_of, players: int) -> bool:
-    """`together` scoring: is the winner known without showing any rank? (S0)"""
-    if announce.all_four_lowest and players == 4 and len(declarations) == 4:
-        return False
-    camps = {camp_of[d.seat] for d in declarations}
-    tringa_camps = {camp_of[d.seat] for d in declarations if d.kind == TRINGA}
-    return len(camps) == 1 or len(tringa_camps) == 1
+    """`together` scoring: is the winner known without showing any rank? (S0)
+
+    It is when one camp alone holds the winning type: the tringa under the normal order, the
+    ronda (single or double) when the lowest wins. Holding only the type that loses, or no
+    declaration at all, the other camps cannot matter."""
+    winning_type = best(declarations, announce, players)(d.kind == TRINGA for d in declarations)
+    return len({camp_of[d.seat] for d in declarations if (d.kind == TRINGA) == winning_type}) == 1
