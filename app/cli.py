@@ -63,14 +63,14 @@ def spec_text(app) -> str:
 
 
 def worker(args):
-    from workers.runner import consuming, run_worker
+    from workers.runner import healthy, run_worker
     from .config import Config
     from .logs import use_json_logs
     url = os.environ.get("REDIS_URL")
     if not url:
         sys.exit("ronda worker needs REDIS_URL (the embedded mode runs bot moves inside `ronda serve`)")
     if args.check:
-        sys.exit(0 if consuming(url) else 1)
+        sys.exit(0 if healthy(url) else 1)
     use_json_logs()
     run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst,
                metrics_port=int(os.environ.get("RONDA_METRICS_PORT", 0)))
@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
                                           "re-dispatches a bot turn whose job was lost (RONDA_BOT_STALL_SECONDS).")
     cmd.add_argument("--burst", action="store_true", help="stop when the queue is empty")
     cmd.add_argument("--check", action="store_true",
-                     help="health check: exit 0 if a worker on this host is consuming (a heartbeat within a minute)")
+                     help="health check: exit 0 if every `ronda worker` on this host has both its processes "
+                          "running and a heartbeat within a minute")
     cmd.set_defaults(run=worker)
     cmd = commands.add_parser("match", help="play a bot-only match here, without a server",
                               description="Play bots against each other (seats rotate, decks in duplicate) and "

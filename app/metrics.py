@@ -9,6 +9,11 @@ import os
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
                                generate_latest, multiprocess)
 
+# prometheus_client writes a metric's file as the metric is defined, below: its directory must exist
+# first, whoever imports this (a gunicorn worker, `ronda worker`, its health check).
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 REQUESTS = Counter("ronda_http_requests_total", "HTTP requests answered", ["route", "method", "status"])

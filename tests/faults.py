@@ -48,11 +48,34 @@ class FaultyRedis(redis.Redis):
         return pipe
 
 
-def start_worker(redis_url, queue_name, stall_seconds=1, cluster_url=None):
-    env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue_name,
-           "RONDA_BOT_STALL_SECONDS": str(stall_seconds), **({"REDIS_CLUSTER_URL": cluster_url} if cluster_url else {})}
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=env,
+def start_worker(redis_url, queue_name, stall_seconds=1, cluster_url=None, **environment):
+    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"],
+                            env=worker_env(redis_url, queue_name, stall_seconds, cluster_url, **environment),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def worker_env(redis_url, queue_name, stall_seconds=1, cluster_url=None, **environment):
+    return {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue_name,
+            "RONDA_BOT_STALL_SECONDS": str(stall_seconds),
+            **({"REDIS_CLUSTER_URL": cluster_url} if cluster_url else {}), **environment}
+
+
+def worker_check(redis_url, queue_name) -> int:
+    """`ronda worker --check`'s exit code, as a container's health check runs it."""
+    return subprocess.run([sys.executable, "-m", "app.cli", "worker", "--check"],
+                          env=worker_env(redis_url, queue_name), capture_output=True, timeout=30).returncode
+
+
+def children(pid: int) -> list[int]:
+    """A process's child processes (Linux: each thread lists those it forked)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task") if os.path.exists(f"/proc/{pid}/task") else ():
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listing:
+                found += [int(child) for child in listing.read().split()]
+        except FileNotFoundError:
+            pass
+    return found
 
 
 def stop(process):

@@ -1,8 +1,14 @@
 """`ronda worker`: an RQ worker for bot moves, with a sweeper that re-dispatches overdue moves.
 
-It outlives Redis restarts and network blips: RQ's loop quits on a Redis error met outside
-its wait for a job, so the worker is started again, with backoff, until it is asked to stop.
-A job cut off by the outage is not lost for good: the sweeper queues the move again.
+It outlives Redis restarts and network blips, busy or idle: RQ's loop quits on a Redis error met
+outside its wait for a job (and building a worker talks to Redis), so the worker is built and
+started again, with backoff, until it is asked to stop. A job cut off by the outage is not lost
+for good: the sweeper queues the move again.
+
+Two processes: the parent takes live games' bot moves alone, so they never wait behind a match
+game, and sweeps; a child takes live moves first and match games when there are none. The
+parent restarts the child if it dies, and every process forked here (the child, RQ's scheduler)
+dies with the process that forked it, so a killed worker leaves no orphan behind.
 """
 
 import logging
@@ -17,7 +23,6 @@ from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker
 
 from app import metrics
-
 from app.config import settings
 from app.dispatch import build_services, match_queue_name, store_client, sweep_forever
 from app.embedded import die_with_parent
@@ -25,6 +30,11 @@ from app.store import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 5.0
+SUPERVISE_SECONDS = 1.0
+# RQ heartbeats an idle worker every `worker_ttl - 15` s (its default, 420, would be every 6.75 minutes).
+WORKER_TTL = 30
+HEARTBEAT_WITHIN_SECONDS = 60
+LIVE, MATCHES = "live", "matches"
 
 
 class BotWorker(SimpleWorker):
@@ -38,59 +48,134 @@ class BotWorker(SimpleWorker):
         super().request_stop(signum, frame)
 
 
+def worker_name(group: int, role: str) -> str:
+    """`ronda.<host>.<the ronda worker's pid>.<role>.<this process's pid>`: what the health check
+    reads to tell which process of which `ronda worker` is registered."""
+    return f"ronda.{socket.gethostname()}.{group}.{role}.{os.getpid()}"
+
+
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False, metrics_port: int = 0):
-    """Two processes: this one takes live games' bot moves alone, so they never wait behind a
-    match game, and sweeps; a child takes live moves first and match games when there are none.
-    With `metrics_port`, both processes' metrics are served there."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+    """With `metrics_port`, both processes' metrics are served there."""
     if metrics_port:
         start_http_server(metrics_port, registry=metrics.registry())
-    queues = [queue_name, match_queue_name(queue_name)]
-    matches = multiprocessing.get_context("fork").Process(target=_work, args=(redis_url, queues, burst),
-                                                          name="ronda-match-worker")
-    matches.start()
-    connection = connect(redis_url, socket_timeout=None)
-    service, _, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
-                                queue_client=connection)
+    os.register_at_fork(after_in_child=die_with_parent)
+    group = os.getpid()
     stop = threading.Event()
-    threading.Thread(target=sweep_forever, args=(service, stall_seconds, stop), daemon=True).start()
+    matches = _MatchWorker(redis_url, [queue_name, match_queue_name(queue_name)], group, burst, stop)
+    threading.Thread(target=_sweep, args=(redis_url, stall_seconds, stop), name="ronda-sweeper", daemon=True).start()
     try:
-        _work(redis_url, [queue_name], burst, connection)
+        _work(redis_url, [queue_name], group, LIVE, burst)
     finally:
         stop.set()
-        matches.terminate()
-        matches.join(10)
-        if matches.is_alive():
-            matches.kill()
+        matches.stop()
 
 
-def consuming(redis_url: str, within_seconds: float = 60) -> bool:
-    """Whether an RQ worker of this host has shown a heartbeat lately (the worker's health check)."""
-    connection = connect(redis_url)
-    host = socket.gethostname()
-    now = datetime.now(timezone.utc)
-    return any(w.hostname == host and w.last_heartbeat and (now - w.last_heartbeat).total_seconds() < within_seconds
-               for w in Worker.all(connection=connection))
+class _MatchWorker:
+    """The child process for match games, started again by a thread of the parent when it dies
+    (unless in burst mode, where a child that ran out of work is done)."""
+
+    def __init__(self, redis_url, queues, group, burst, stop: threading.Event):
+        self.args = (redis_url, queues, group, MATCHES, burst)
+        self.burst, self.stopping = burst, stop
+        self.process = self._start()
+        if not burst:
+            # The supervising thread forks the restarts: the child's death signal is tied to it,
+            # and it lives as long as this process.
+            threading.Thread(target=self._supervise, name="ronda-supervisor", daemon=True).start()
+
+    def _start(self):
+        process = multiprocessing.get_context("fork").Process(target=_work, args=self.args, name="ronda-match-worker")
+        process.start()
+        return process
+
+    def _supervise(self):
+        while not self.stopping.wait(SUPERVISE_SECONDS):
+            if not self.process.is_alive():
+                log.warning("the match worker (pid %s) died with code %s; starting another", self.process.pid,
+                            self.process.exitcode)
+                self.process = self._start()
+
+    def stop(self):
+        self.process.terminate()
+        self.process.join(10)
+        if self.process.is_alive():
+            self.process.kill()
 
 
-def _work(redis_url, queues, burst, connection=None):
-    """Run RQ on `queues` (in priority order) until asked to stop, starting again after a store error."""
-    if connection is None:  # the match worker's own process
-        die_with_parent()
-        connection = connect(redis_url, socket_timeout=None)
+def _sweep(redis_url, stall_seconds, stop):
+    """The sweeper, once its services can be built (on a cluster, building them asks Redis)."""
+    backoff = 0.5
+    while not stop.is_set():
+        try:
+            connection = connect(redis_url, socket_timeout=None)
+            service, _, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
+                                           queue_client=connection)
+            break
+        except StoreUnavailable as error:
+            log.warning("sweeper waiting for the store: %s", error)
+            stop.wait(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+    else:
+        return
+    sweep_forever(service, stall_seconds, stop)
+
+
+def _work(redis_url, queues, group, role, burst):
+    """Run RQ on `queues` (in priority order) until asked to stop, starting again after any error:
+    building the worker, registering it, a job's bookkeeping or tearing down may all meet a store
+    that does not answer, and none of them may end the process."""
+    connection = connect(redis_url, socket_timeout=None)
     backoff = 0.5
     while True:
-        worker = BotWorker(queues, connection=connection)
         started = time.monotonic()
+        worker = None
         try:
+            worker = BotWorker(queues, connection=connection, name=worker_name(group, role), worker_ttl=WORKER_TTL)
             worker.work(burst=burst, with_scheduler=True)
-        except StoreUnavailable as error:  # met while registering or tearing down
+        except StoreUnavailable as error:
             log.warning("worker lost the store: %s", error)
-        if burst or worker.stop_requested:
+        except Exception:
+            log.exception("worker stopped on an error")
+        if burst or (worker is not None and worker.stop_requested):
             return
         if time.monotonic() - started > 60:
             backoff = 0.5
-        log.warning("worker stopped on a store error; starting again in %.1f s", backoff)
+        log.warning("starting the worker again in %.1f s", backoff)
         time.sleep(backoff)
         backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+
+
+def healthy(redis_url: str) -> bool:
+    """The health check of a host: every running `ronda worker` here has both its processes
+    registered and alive, and its live-moves process sent a heartbeat lately."""
+    prefix = f"ronda.{socket.gethostname()}."
+    now = datetime.now(timezone.utc)
+    roles: dict[int, set[str]] = {}
+    for worker in Worker.all(connection=connect(redis_url)):
+        if not worker.name.startswith(prefix):
+            continue
+        group, role, pid = worker.name[len(prefix):].split(".")
+        roles.setdefault(int(group), set())
+        beating = worker.last_heartbeat and (now - worker.last_heartbeat).total_seconds() < HEARTBEAT_WITHIN_SECONDS
+        if _alive(int(pid)) and (role == MATCHES or beating):
+            roles[int(group)].add(role)
+    running = {group: found for group, found in roles.items() if _alive(group)}
+    return bool(running) and all(found == {LIVE, MATCHES} for found in running.values())
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie whose parent has not read its exit yet (Linux: /proc; elsewhere a signal 0)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True

@@ -1,0 +1,135 @@
+"""`ronda worker` as users run it: the image's environment, busy when Redis drops, its child
+supervised, nothing orphaned when it is killed. Real redis-server and worker processes."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+from rq import Worker
+
+from app import create_app
+from app.store import connect
+from faults import children, start_worker, stop, worker_check, worker_env
+from redis_server import OwnRedisServer
+from test_faults import NO_LIMITS, wait_for
+
+EXPERTS = {"players": 2, "rules": {"preset": "simple", "target": 21},
+           "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]}
+
+
+@pytest.fixture
+def queue_name():
+    return f"bots-processes-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def own_redis():
+    server = OwnRedisServer()
+    server.start()
+    yield server
+    server.thaw()
+    server.stop()
+
+
+def rq_client(url, queue_name):
+    return create_app({"REDIS_URL": url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS}).test_client()
+
+
+def finished(client, game_ids):
+    return all(client.get(f"/games/{game_id}").json["status"] == "finished" for game_id in game_ids)
+
+
+def test_the_worker_starts_with_the_images_metrics_directory_absent(redis_url, queue_name, tmp_path):
+    """The Dockerfile names a PROMETHEUS_MULTIPROC_DIR that nothing creates: the check and the worker
+    both start, and the worker plays bot moves."""
+    absent = str(tmp_path / "not-made" / "metrics")
+    check = worker_env(redis_url, queue_name, PROMETHEUS_MULTIPROC_DIR=absent + "-check")
+    before = subprocess.run([sys.executable, "-m", "app.cli", "worker", "--check"], env=check, capture_output=True,
+                            text=True, timeout=30)
+    assert "Traceback" not in before.stderr, before.stderr
+    worker = start_worker(redis_url, queue_name, PROMETHEUS_MULTIPROC_DIR=absent)
+    try:
+        client = rq_client(redis_url, queue_name)
+        game_id = client.post("/games", json={**EXPERTS, "rules": {"preset": "simple", "target": 5}}).json["game"]["id"]
+        wait_for(lambda: finished(client, [game_id]), 60)
+        assert worker.poll() is None and os.listdir(absent)  # its metrics are written there
+        assert worker_check(redis_url, queue_name) == 0
+    finally:
+        stop(worker)
+
+
+def test_busy_workers_outlive_redis_dropping_for_two_seconds(own_redis, queue_name):
+    """Two workers in the middle of bot games and a match when Redis goes away for two seconds:
+    every process is still running afterwards and every game and the match finish."""
+    workers = [start_worker(own_redis.url, queue_name) for _ in range(2)]
+    try:
+        client = rq_client(own_redis.url, queue_name)
+        game_ids = [client.post("/games", json=EXPERTS).json["game"]["id"] for _ in range(6)]
+        match_id = client.post("/matches", json={"bots": ["expert", "greedy"], "games": 4,
+                                                 "rules": {"preset": "simple", "target": 21}}).json["id"]
+        wait_for(lambda: all(client.get(f"/games/{g}").json["version"] >= 5 for g in game_ids), 60)
+        own_redis.kill()
+        time.sleep(2)
+        own_redis._launch()
+        wait_for(lambda: finished(client, game_ids), 180)
+        wait_for(lambda: client.get(f"/matches/{match_id}").json["status"] == "finished", 180)
+        assert all(worker.poll() is None for worker in workers), "a worker quit when Redis dropped"
+        wait_for(lambda: worker_check(own_redis.url, queue_name) == 0, 60)
+    finally:
+        for worker in workers:
+            stop(worker)
+
+
+def registered_pid(url, group: int, role: str) -> int:
+    names = [w.name for w in Worker.all(connection=connect(url)) if f".{group}.{role}." in w.name]
+    pids = [int(name.rsplit(".", 1)[1]) for name in names]
+    return next(pid for pid in pids if running(pid))
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its parent to read its exit."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    found = children(pid)
+    return found + [grandchild for child in found for grandchild in descendants(child)]
+
+
+def test_a_killed_match_worker_is_restarted_and_the_check_says_so_meanwhile(redis_url, queue_name):
+    """The match worker child is SIGKILLed while its parent is stopped: the health check fails;
+    once the parent runs again it starts another child and a match is played. Then the whole
+    worker is SIGKILLed: none of its processes (the child, RQ's scheduler) is left running."""
+    worker = start_worker(redis_url, queue_name)
+    try:
+        wait_for(lambda: worker_check(redis_url, queue_name) == 0, 60)
+        child = registered_pid(redis_url, worker.pid, "matches")
+        worker.send_signal(signal.SIGSTOP)
+        os.kill(child, signal.SIGKILL)
+        wait_for(lambda: not running(child), 10)
+        assert worker_check(redis_url, queue_name) == 1
+        worker.send_signal(signal.SIGCONT)
+        wait_for(lambda: worker_check(redis_url, queue_name) == 0, 30)
+        assert registered_pid(redis_url, worker.pid, "matches") != child
+        client = rq_client(redis_url, queue_name)
+        match_id = client.post("/matches", json={"bots": ["greedy", "random"], "games": 4,
+                                                 "rules": {"preset": "simple", "target": 11}}).json["id"]
+        wait_for(lambda: client.get(f"/matches/{match_id}").json["status"] == "finished", 120)
+
+        family = descendants(worker.pid)
+        assert family, "the worker has its child and scheduler"
+        worker.kill()
+        worker.wait()
+        wait_for(lambda: not any(map(running, family)), 30)
+    finally:
+        worker.send_signal(signal.SIGCONT)
+        if worker.poll() is None:
+            stop(worker)
