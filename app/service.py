@@ -54,7 +54,9 @@ class GameService:
         self.on_game_over = self.on_turn_timeout = None
 
     # ----- creating and joining -------------------------------------------------------------
-    def create_game(self, request: dict) -> tuple[dict, int, dict[int, str]]:
+    def create_game(self, request: dict, game_id: str | None = None) -> tuple[dict, int, dict[int, str]]:
+        """`game_id`, when given, is the same for every retry of one request: a retry whose first
+        run was cut off between the write and its idempotency record answers that game."""
         players = request["players"]
         rules = rules_from_request(request.get("rules"))
         game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
@@ -62,9 +64,12 @@ class GameService:
         seats = request.get("seats") or [{"type": "open"}] * players
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
-        game_id, timeout = secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
+        game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
-        doc, version = self.store_new_game(game_id, game, seat_docs, game.events, timeout, _dealing(request))
+        try:
+            doc, version = self.store_new_game(game_id, game, seat_docs, game.events, timeout, _dealing(request))
+        except VersionConflict:  # only a given id can exist already
+            version, doc = self._load(game_id)
         return doc, version, self.seats.tokens(doc)
 
     def store_new_game(self, game_id: str, game, seat_docs: list[dict], events: list[dict],

@@ -144,8 +144,9 @@ def wait_for(condition, seconds):
 
 
 def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_lease(redis_url, monkeypatch):
-    """The record of a request under way is left as a killed process leaves it (the write of its
-    answer fails); a retry is told to wait, and after the lease the retry runs once."""
+    """The record of a request under way is left as a killed process leaves it (its game written,
+    the write of its answer failing); a retry is told to wait, and after the lease the retry
+    answers that same game: exactly one game for one key."""
     faulty = FaultyRedis.to(redis_url)
     monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "IDEMPOTENCY_LEASE_SECONDS": 1,
@@ -171,6 +172,8 @@ def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_leas
     time.sleep(1.2)
     retried, replayed = create(), create()
     assert retried.status_code == 201 and "Idempotent-Replayed" not in retried.headers
+    assert retried.json["game"]["id"] == died.json["game"]["id"], "the retry created a second game"
+    assert retried.json["tokens"] == died.json["tokens"]
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json == retried.json
     assert replayed.json["tokens"][0]["token"]
     assert seat_view(client, replayed.json["game"]["id"], replayed.json["tokens"][0]["token"])["seat"] == 0

@@ -3,7 +3,7 @@
 from flask import Response, current_app, url_for
 from flask.views import MethodView
 
-from . import schemas as s
+from . import idempotency, schemas as s
 from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
@@ -41,7 +41,7 @@ class Games(MethodView):
     @documents_problems(blp, 422)
     def post(self, request):
         """Create a game"""
-        doc, version, tokens = service().create_game(request)
+        doc, version, tokens = service().create_game(request, idempotency.resource_id())
         game, _ = service().view_as(doc["id"], None, loaded=(version, doc))
         body = {"game": game, "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
         return body, {"Location": url_for("games.Game", game_id=doc["id"]), **etag_header(version)}

@@ -4,6 +4,7 @@ A request under way holds its key for a short lease only: one that died (its pro
 frees the key within seconds, and the retry then runs once.
 """
 
+import base64
 import hashlib
 import json
 
@@ -52,6 +53,17 @@ def replay_or_reserve():
     response.headers.update(stored["headers"])
     response.headers["Idempotent-Replayed"] = "true"
     return response
+
+
+def resource_id() -> str | None:
+    """An id for what this request creates, the same for every retry of it (same key, caller and
+    body), so a retry whose first run died between its write and its record (a killed worker
+    process) finds that first resource instead of creating a second one. None without a key."""
+    reserved = g.get("idempotency")
+    if reserved is None:
+        return None
+    digest = hashlib.sha256(" ".join(reserved).encode()).digest()[:16]
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def _without_tokens(response) -> tuple[str, list[int] | None]:
