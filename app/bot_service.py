@@ -10,7 +10,7 @@ import time
 
 from . import ratings
 from .bots import LEVELS
-from .errors import BotNotFound, InvalidToken
+from .errors import BotNotFound, InvalidToken, TooManyBots
 from .seats import OUTSIDE_PREFIX, token_digest
 from .store import StoreUnavailable
 
@@ -26,8 +26,15 @@ class BotService:
         self.utc_now = utc_now
 
     # ----- registry ----------------------------------------------------------------------------
-    def register(self, name: str, description: str | None) -> tuple[dict, str]:
+    def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int) -> tuple[dict, str]:
+        """A new bot for `client` (an address), within its limits: `per_hour` registrations, and
+        `cap` bots registered within the idle ttl (0: no limit)."""
         bot_id = secrets.token_urlsafe(9)
+        refused = self.store.reserve_registration(client, bot_id, per_hour, cap)
+        if refused == -1:
+            raise TooManyBots(f"more than {per_hour} bots registered from this address in an hour; retry later")
+        if refused == -2:
+            raise TooManyBots(f"{cap} bots already registered from this address and kept; reuse them")
         token = f"{TOKEN_PREFIX}{bot_id}.{secrets.token_urlsafe(32)}"
         doc = {"id": bot_id, "name": name, "description": description or "", "token_hash": token_digest(token),
                "created_at": self.utc_now()}
@@ -53,7 +60,7 @@ class BotService:
         if not token or not token.startswith(TOKEN_PREFIX):
             return None
         bot_id = token[len(TOKEN_PREFIX):].split(".", 1)[0]
-        doc = self.store.load(bot_id)
+        doc = self.store.load(bot_id, used=True)
         if doc is None or not hmac.compare_digest(doc["token_hash"], token_digest(token)):
             raise InvalidToken("this bot token is not known")
         return bot_id
@@ -89,8 +96,8 @@ class BotService:
         """A turn id just before the turns that may still be played (turn ids are times in ms)."""
         return f"{int((time.time() - MAX_MOVE_SECONDS) * 1000)}-0"
 
-    def turns_after(self, bot_id: str, after: str, wait_seconds: float) -> list[dict]:
-        return [{"id": entry_id, **turn} for entry_id, turn in self.store.turns_after(bot_id, after, wait_seconds)]
+    def turns_after(self, bot_id: str, after: str) -> list[dict]:
+        return [{"id": entry_id, **turn} for entry_id, turn in self.store.turns_after(bot_id, after)]
 
     # ----- ladder ------------------------------------------------------------------------------
     def rate_game(self, winner: str, loser: str):

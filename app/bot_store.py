@@ -5,11 +5,21 @@ import time
 
 import redis
 
-from .store import BOT_INDEX_KEY, RATINGS_KEY, _dump, bot_inbox_key, bot_key
+from .store import BOT_INDEX_KEY, RATINGS_KEY, _dump, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
 
 INBOX_LENGTH = 1000  # turns kept per bot: a bot away for longer reads its games' views instead
 INBOX_TTL = 24 * 3600
-BLOCK_MS = 800  # under the store's 1 s socket timeout; longer waits are several reads
+TURNS_PER_READ = 100
+
+# KEYS: the inbox stream, its channel. ARGV: the turn, inbox length, ttl, the publish command
+# (SPUBLISH on a cluster). The turn is kept and announced in one step, so a reader that subscribed
+# before reading the inbox misses none (app/live.py serves every bot stream on one subscription).
+_POST_TURN = """
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'message', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call(ARGV[4], KEYS[2], id)
+return id
+"""
 
 # KEYS: the ratings hash. ARGV: winner, loser, points moved, initial rating. One rated game, whole.
 _RATE_GAME = """
@@ -23,43 +33,66 @@ end
 """
 
 
+# KEYS: a client's registrations (bot id -> when, in ms). ARGV: now, bot id, per hour, cap, window (ms).
+# 1 registered; -1 over the hourly rate; -2 over the cap of bots within the window (0: no limit).
+_REGISTER_FOR_CLIENT = """
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local per_hour, cap = tonumber(ARGV[3]), tonumber(ARGV[4])
+if per_hour > 0 and redis.call('ZCOUNT', KEYS[1], now - 3600000, '+inf') >= per_hour then return -1 end
+if cap > 0 and redis.call('ZCARD', KEYS[1]) >= cap then return -2 end
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], window)
+return 1
+"""
+
+
 class BotStore:
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis, publish: str, idle_ttl: int):
+        """`idle_ttl`: seconds a bot is kept after its token was last used."""
         self.redis = client
+        self.publish, self.idle_ttl = publish, idle_ttl
         self._rate_game = client.register_script(_RATE_GAME)
+        self._post_turn = client.register_script(_POST_TURN)
+        self._register_for_client = client.register_script(_REGISTER_FOR_CLIENT)
+
+    def reserve_registration(self, client: str, bot_id: str, per_hour: int, cap: int) -> int:
+        """Count a registration for `client`: 1, or -1 over `per_hour`, -2 over `cap` bots in the idle ttl."""
+        return self._register_for_client(keys=[bot_registrations_key(client)],
+                                         args=[int(time.time() * 1000), bot_id, per_hour, cap, self.idle_ttl * 1000])
 
     def register(self, bot_id: str, doc: dict) -> bool:
-        if not self.redis.set(bot_key(bot_id), _dump(doc), nx=True):
+        if not self.redis.set(bot_key(bot_id), _dump(doc), nx=True, ex=self.idle_ttl):
             return False
         self.redis.zadd(BOT_INDEX_KEY, {bot_id: time.time()})
         return True
 
-    def load(self, bot_id: str) -> dict | None:
-        raw = self.redis.get(bot_key(bot_id))
+    def load(self, bot_id: str, used: bool = False) -> dict | None:
+        """A bot's document; `used` (its token was presented) keeps it another idle ttl, in the same call."""
+        raw = self.redis.getex(bot_key(bot_id), ex=self.idle_ttl) if used else self.redis.get(bot_key(bot_id))
         return json.loads(raw) if raw else None
 
     def registered(self, offset: int, limit: int) -> tuple[list[dict], int]:
+        """A page of the bots, oldest first; bots that lapsed leave the index when a page finds them gone."""
         total = self.redis.zcard(BOT_INDEX_KEY)
         if offset >= total:  # also a page number past any Redis index
             return [], total
         ids = [i.decode() for i in self.redis.zrange(BOT_INDEX_KEY, offset, offset + limit - 1)]
-        return [doc for doc in map(self.load, ids) if doc], total
+        docs = dict(zip(ids, map(self.load, ids)))
+        lapsed = [bot_id for bot_id, doc in docs.items() if doc is None]
+        if lapsed:
+            self.redis.zrem(BOT_INDEX_KEY, *lapsed)
+        return [doc for doc in docs.values() if doc], total - len(lapsed)
 
     def post_turn(self, bot_id: str, message: dict):
-        key = bot_inbox_key(bot_id)
-        self.redis.xadd(key, {"message": _dump(message)}, maxlen=INBOX_LENGTH, approximate=True)
-        self.redis.expire(key, INBOX_TTL)
+        self._post_turn(keys=[bot_inbox_key(bot_id), bot_turns_channel(bot_id)],
+                        args=[_dump(message), INBOX_LENGTH, INBOX_TTL, self.publish])
 
-    def turns_after(self, bot_id: str, after: str, wait_seconds: float) -> list[tuple[str, dict]]:
-        """The turns posted after stream id `after` ("0": all kept), waiting up to `wait_seconds` for one."""
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            block = max(1, min(BLOCK_MS, int((deadline - time.monotonic()) * 1000)))
-            answer = self.redis.xread({bot_inbox_key(bot_id): after}, count=100,
-                                      block=block if wait_seconds > 0 else None)
-            entries = answer[0][1] if answer else []
-            if entries or time.monotonic() >= deadline:
-                return [(entry_id.decode(), json.loads(fields[b"message"])) for entry_id, fields in entries]
+    def turns_after(self, bot_id: str, after: str) -> list[tuple[str, dict]]:
+        """The turns posted after stream id `after` ("0": all kept), at once: waiting is the live hub's."""
+        answer = self.redis.xread({bot_inbox_key(bot_id): after}, count=TURNS_PER_READ)
+        entries = answer[0][1] if answer else []
+        return [(entry_id.decode(), json.loads(fields[b"message"])) for entry_id, fields in entries]
 
     def ratings(self) -> dict[str, dict]:
         """Every rated entrant: rating, games, wins, losses."""

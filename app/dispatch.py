@@ -150,7 +150,7 @@ def build_services(client, config: dict, in_process: bool, queue_client=None) ->
     ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                      "finished": config["FINISHED_GAME_TTL"]}
     store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-    bots = BotService(BotStore(client), utc_now)
+    bots = BotService(BotStore(client, store.feed_commands[0], config["BOT_IDLE_TTL"]), utc_now)
     games = GameService(store, Seats(secret_key(config), BOTS, bots), dispatcher=dispatcher, outside_bots=bots)
     matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), games, dispatcher, bots)
     if in_process:

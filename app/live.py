@@ -1,4 +1,5 @@
-"""Live fan-out: one Redis subscription per process serves every event stream and long poll in it.
+"""Live fan-out: one Redis subscription per process serves every event stream and long poll in it,
+games' and registered bots' turns alike.
 
 A watcher (an SSE stream or a long poll) registers for a game; the process subscribes to that
 game's change channel once, however many watch it, on its one pub/sub connection. On a change
@@ -6,6 +7,8 @@ the new events are read once, and each distinct viewer's events (each seat, the 
 made visible and rendered once, then handed to the watchers, which hold no Redis connection.
 A game's notices travel on its own channel (`{game:<id>}:changes`, in the game's hash slot;
 sharded pub/sub on a Redis Cluster, so they stay on the game's shard: store.ChangeFeed).
+A bot's new turns are announced on its inbox's channel (`{bot:<id>}:turns`): its watchers are
+woken and read the inbox themselves, so a bot's stream or long poll holds no connection either.
 """
 
 import logging
@@ -18,13 +21,19 @@ from collections import defaultdict
 import redis
 
 from .engine import visible_event
-from .store import SHARDED_FEED, GameMissing, StoreUnavailable, changes_channel
+from .store import SHARDED_FEED, GameMissing, StoreUnavailable, bot_turns_channel, changes_channel
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
 EVENTS_PER_READ = 500
 RETRY_SECONDS = 0.5
+SUBSCRIBE_SECONDS = 1.5  # a feed that does not confirm a subscription by then is down: 503 within about 2 s
 CLOSED = ("closed", None)
+BOT_TOPIC = "bot:"  # a watched topic is a game id, or this and a bot id (game ids hold no colon)
+
+
+def bot_topic(bot_id: str) -> str:
+    return BOT_TOPIC + bot_id
 
 
 class Watcher:
@@ -67,7 +76,7 @@ class LiveHub:
 
     # ----- watchers ------------------------------------------------------------------------
     def watch(self, game_id: str, seat: int | None = None, wants_events: bool = True,
-              timeout: float = 5.0) -> Watcher:
+              timeout: float = SUBSCRIBE_SECONDS) -> Watcher:
         """Register a watcher; it returns once the game's channel is subscribed, so a reader that
         reads the game after this misses no change."""
         watcher = Watcher(game_id, seat, wants_events)
@@ -110,6 +119,18 @@ class LiveHub:
                 item = watcher.next(left)
                 if item is None or item == CLOSED or item[1][0] > after_version:
                     return
+        finally:
+            self.unwatch(watcher)
+
+    def wait_for_turns(self, bot_id: str, timeout: float, read_turns):
+        """`read_turns()` once there are turns to read, or after `timeout` (then: [])."""
+        watcher = self.watch(bot_topic(bot_id), wants_events=False)
+        try:
+            deadline = time.monotonic() + timeout
+            while not (turns := read_turns()) and (left := deadline - time.monotonic()) > 0:
+                if watcher.next(left) == CLOSED:
+                    break
+            return turns
         finally:
             self.unwatch(watcher)
 
@@ -162,12 +183,13 @@ class LiveHub:
                 self._feed.unsubscribe(game_id)
                 self._cursor.pop(game_id, None)
 
-    def _on_notice(self, kind, game_id, version):
+    def _on_notice(self, kind, topic, version):
         if kind == "subscribed":
-            self._cursor[game_id] = self.store.event_count(game_id)  # read after subscribing: nothing slips
-            self._mark_subscribed(game_id)
-        elif game_id in self._cursor:
-            self._changed(game_id, version)
+            # The game's events are counted after subscribing, so none slips; a bot's watchers read its inbox.
+            self._cursor[topic] = 0 if topic.startswith(BOT_TOPIC) else self.store.event_count(topic)
+            self._mark_subscribed(topic)
+        elif topic in self._cursor:
+            self._changed(topic, version)
 
     def _mark_subscribed(self, game_id: str):
         with self._lock:
@@ -175,7 +197,13 @@ class LiveHub:
         for watcher in watchers:
             watcher.subscribed.set()
 
-    def _changed(self, game_id: str, version: int):
+    def _changed(self, game_id: str, version: int | None):
+        if game_id.startswith(BOT_TOPIC):
+            with self._lock:
+                watchers = list(self._watchers.get(game_id, ()))
+            for watcher in watchers:
+                watcher.inbox.put(("change", (None, None)))
+            return
         events = []
         while True:
             batch = self.store.events(game_id, self._cursor[game_id] + len(events), EVENTS_PER_READ)
@@ -199,7 +227,7 @@ class LiveHub:
         time.sleep(RETRY_SECONDS)
         for game_id in list(self._cursor):
             try:
-                self._changed(game_id, self.store.version(game_id))
+                self._changed(game_id, None if game_id.startswith(BOT_TOPIC) else self.store.version(game_id))
             except GameMissing:
                 pass  # expired: its watchers end on their own timeouts
             except StoreUnavailable as error:  # still down: the next round of the loop tries again
@@ -216,11 +244,11 @@ class ChangeFeed:
         _, self._subscribe, self._unsubscribe = commands
         self._sharded = commands is SHARDED_FEED
 
-    def subscribe(self, game_id: str):
-        getattr(self._pubsub, self._subscribe)(changes_channel(game_id))
+    def subscribe(self, topic: str):
+        getattr(self._pubsub, self._subscribe)(_channel_of(topic))
 
-    def unsubscribe(self, game_id: str):
-        getattr(self._pubsub, self._unsubscribe)(changes_channel(game_id))
+    def unsubscribe(self, topic: str):
+        getattr(self._pubsub, self._unsubscribe)(_channel_of(topic))
 
     def next_notice(self, timeout: float):
         """("subscribed" or "changed", game id, version or None), or None when nothing came."""
@@ -233,15 +261,23 @@ class ChangeFeed:
             message = self._pubsub.get_message(timeout=timeout)
         if not message or message["type"] not in NOTICE_KINDS:
             return None
-        game_id = _game_of(message["channel"])
+        topic = _topic_of(message["channel"])
         if NOTICE_KINDS[message["type"]] == "subscribed":
-            return "subscribed", game_id, None
-        return "changed", game_id, int(message["data"])
+            return "subscribed", topic, None
+        return "changed", topic, None if topic.startswith(BOT_TOPIC) else int(message["data"])
 
 
 NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
 
 
-def _game_of(channel) -> str:
+def _channel_of(topic: str) -> str:
+    if topic.startswith(BOT_TOPIC):
+        return bot_turns_channel(topic[len(BOT_TOPIC):])
+    return changes_channel(topic)
+
+
+def _topic_of(channel) -> str:
+    """`{game:<id>}:changes` → the game id; `{bot:<id>}:turns` → bot:<id>."""
     text = channel.decode() if isinstance(channel, bytes) else channel
-    return text[len("{game:"):text.index("}")]
+    tag = text[1:text.index("}")]
+    return tag[len("game:"):] if tag.startswith("game:") else tag

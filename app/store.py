@@ -155,6 +155,16 @@ def bot_inbox_key(bot_id: str) -> str:
     return f"{{bot:{bot_id}}}:inbox"
 
 
+def bot_turns_channel(bot_id: str) -> str:
+    """Where a new turn in a bot's inbox is announced (the inbox's slot: one script does both)."""
+    return f"{{bot:{bot_id}}}:turns"
+
+
+def bot_registrations_key(client: str) -> str:
+    """The bots one client (address) registered lately, for its limits."""
+    return f"bots:registered_by:{client}"
+
+
 BOT_INDEX_KEY = "bots:registered"
 RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
 
@@ -349,10 +359,12 @@ class GameStore:
         return len(gone)
 
     def forget_missing(self, status: str, game_ids: list[str]):
-        """Finished games expire; their index entries are dropped when a listing finds them gone."""
+        """Games expire; their index entries, and any move noted as due, are dropped when a listing
+        finds them gone (a note can be due a day later: a long turn timer)."""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.zrem(status_index_key(status, bucket_of(game_id)), game_id)
+            pipe.zrem(due_moves_key(bucket_of(game_id)), game_id)
         pipe.execute()
 
 

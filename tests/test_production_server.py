@@ -113,3 +113,42 @@ def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(re
     process.wait(timeout=10)
     print(f"gunicorn exited {time.monotonic() - stopped:.2f} s after SIGTERM with 20 open streams")
     assert time.monotonic() - stopped < 10
+
+
+def open_turn_stream(port, token):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET /bots/me/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                 f"Authorization: Bearer {token}\r\n\r\n".encode())
+    return sock
+
+
+def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_requests_alone(redis_url):
+    """Turn streams wait on the process's one subscription, as game streams do: 500 of them open
+    on one gevent worker, other requests still answer, Redis sees no connection per stream, and a
+    posted turn reaches every stream of its bot."""
+    from app.bot_store import BotStore
+    port = free_port()
+    process = start_gunicorn({**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"}, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        bots = [call(base, "POST", "/bots", {"name": f"Streamer {i}"}) for i in range(5)]
+        redis = Redis.from_url(redis_url)
+        clients_before = redis.info("clients")["connected_clients"]
+        streams = [open_turn_stream(port, bots[i % len(bots)]["token"]) for i in range(500)]
+        for sock in streams:
+            read_until(sock, b": connected", 1)
+        with ThreadPoolExecutor(16) as pool:
+            created = list(pool.map(lambda _: call(base, "POST", "/games", {"players": 2}), range(100)))
+            views = list(pool.map(lambda game: call(base, "GET", f"/games/{game['game']['id']}"), created))
+            ready = list(pool.map(lambda _: call(base, "GET", "/health/ready"), range(50)))
+        assert len(views) == 100 and all(v["status"] == "open" for v in views) and len(ready) == 50
+        assert redis.info("clients")["connected_clients"] - clients_before < 60
+        BotStore(redis, "PUBLISH", 3600).post_turn(bots[0]["bot"]["id"], {
+            "game_id": "g", "seat": 0, "version": 1, "match_id": None, "move_seconds": None, "deadline": None})
+        for sock in streams[::len(bots)]:
+            assert b'"game_id":"g"' in read_until(sock, b"event: turn", 1)
+        for sock in streams:
+            sock.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

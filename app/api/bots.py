@@ -1,11 +1,15 @@
 """/bots and /ratings: registered outside bots, their turns (SSE or long poll), the ladder, the levels."""
 
+import re
+
 from flask import Response, current_app, request, url_for
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
-from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems
-from .streaming import sse
+from ..errors import InvalidRequest
+from ..live import CLOSED, bot_topic
+from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address
+from .streaming import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
@@ -21,6 +25,30 @@ LEVEL_SUMMARIES = {
 
 def bots():
     return current_app.extensions["ronda.bots"]
+
+
+def live():
+    return current_app.extensions["ronda.live"]
+
+
+_TURN_ID = re.compile(r"\d{1,20}(-\d{1,20})?")
+_MAX_TURN_ID_PART = 2 ** 64 - 1  # a Redis stream id is two unsigned 64-bit numbers
+
+
+def valid_turn_id(text: str) -> bool:
+    return bool(_TURN_ID.fullmatch(text)) and all(int(part) <= _MAX_TURN_ID_PART for part in text.split("-"))
+
+
+def _turn_id(text: str):
+    if not valid_turn_id(text):
+        raise ValidationError("a turn id: <ms>-<n> or <ms>, each at most 2^64 - 1")
+
+
+def header_turn_id(name: str) -> str | None:
+    text = request.headers.get(name)
+    if text is not None and not valid_turn_id(text.strip()):
+        raise InvalidRequest(f"{name}: not a turn id (<ms>-<n>, each at most 2^64 - 1)", field=name)
+    return text and text.strip()
 
 
 class Record(Schema):
@@ -64,7 +92,7 @@ class Turn(Schema):
 
 
 class TurnsQuery(Schema):
-    after = fields.String(validate=validate.Regexp(r"^\d{1,20}(-\d{1,20})?$"), metadata={
+    after = fields.String(validate=_turn_id, metadata={
         "description": "the last turn id already seen; without it, the turns of the last minute "
                        "(an older one is past every time limit)"})
     wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30))
@@ -95,7 +123,9 @@ class Bots(MethodView):
     @documents_problems(blp, 422)
     def post(self, body):
         """Register an outside bot"""
-        bot, token = bots().register(body["name"], body.get("description"))
+        config = current_app.config
+        bot, token = bots().register(body["name"], body.get("description"), request_address(),
+                                     config["BOT_REGISTRATIONS_PER_HOUR"], config["BOTS_PER_ADDRESS"])
         return {"bot": bot, "token": token}, {"Location": url_for("bots.BotResource", bot_id=bot["id"])}
 
     @blp.doc(operationId="listBots")
@@ -129,7 +159,7 @@ class MyTurns(MethodView):
         """Wait for your bot's turns (long poll)"""
         bot_id = bots().authenticate(bearer_token())
         after = query.get("after") or bots().recent_cursor()
-        turns = bots().turns_after(bot_id, after, query["wait_seconds"])
+        turns = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: bots().turns_after(bot_id, after))
         return {"turns": turns, "cursor": turns[-1]["id"] if turns else after}
 
 
@@ -141,25 +171,40 @@ class MyTurnStream(MethodView):
     @blp.response(200, content_type="text/event-stream",
                   description="Server-Sent Events: one `turn` event (a Turn, its id the turn's id) per game "
                               "awaiting the bot; `: keep-alive` comments while idle")
-    @documents_problems(blp, 401)
+    @documents_problems(blp, 401, 422)
     def get(self):
         """Receive your bot's turns as they come (SSE)"""
-        bot_id = bots().authenticate(bearer_token())
         service = bots()
-        after = request.headers.get("Last-Event-ID") or service.recent_cursor()
-        keepalive = current_app.config["SSE_KEEPALIVE_SECONDS"]
+        bot_id = service.authenticate(bearer_token())
+        after = header_turn_id("Last-Event-ID") or service.recent_cursor()
+        return Response(turn_stream(service, live(), bot_id, after, current_app.config["SSE_KEEPALIVE_SECONDS"]),
+                        mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-        def stream(after):
+
+def turn_stream(service, hub, bot_id: str, after: str, keepalive: float):
+    """Every turn after `after`, as it comes: the stream waits on the process's one subscription
+    and reads the bot's inbox only when told of a new turn (it holds no Redis connection)."""
+    watcher = hub.watch(bot_topic(bot_id), wants_events=False)  # before reading, so no turn slips between
+
+    def events(after):
+        try:
             yield ": connected\n\n"
             while True:
-                turns = service.turns_after(bot_id, after, keepalive)
-                if not turns:
-                    yield ": keep-alive\n\n"
+                turns = service.turns_after(bot_id, after)
                 for turn in turns:
                     after = turn["id"]
                     yield sse("turn", turn, turn["id"])
-        return Response(stream(after), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                if turns:
+                    continue  # there may be more than one read's worth
+                item = watcher.next(keepalive)
+                if item is None:
+                    yield ": keep-alive\n\n"
+                elif item == CLOSED:
+                    yield RECONNECT_HINT
+                    return
+        finally:
+            hub.unwatch(watcher)
+    return events(after)
 
 
 @blp.route("/<bot_id>")
