@@ -57,6 +57,11 @@ class Config:
     IDEMPOTENCY_LEASE_SECONDS = int(os.environ.get("RONDA_IDEMPOTENCY_LEASE_SECONDS", 10))
     # Match games one client (address) may have running at once; 0 turns the cap off.
     MATCH_GAMES_PER_CLIENT = int(os.environ.get("RONDA_MATCH_GAMES_PER_CLIENT", 2000))
+    # Outside bots one client (address) may register: an hour, and in all while kept (0: no limit).
+    # A bot whose token is not used for BOT_IDLE_TTL seconds is removed.
+    BOT_REGISTRATIONS_PER_HOUR = int(os.environ.get("RONDA_BOT_REGISTRATIONS_PER_HOUR", 20))
+    BOTS_PER_ADDRESS = int(os.environ.get("RONDA_BOTS_PER_ADDRESS", 100))
+    BOT_IDLE_TTL = int(os.environ.get("RONDA_BOT_IDLE_TTL", 30 * 24 * 3600))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

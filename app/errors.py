@@ -51,5 +51,9 @@ class TooManyMatchGames(ServiceError):
     code = "too_many_match_games"
 
 
+class TooManyBots(ServiceError):
+    code = "too_many_bots"
+
+
 class OutcomeUnknown(ServiceError):
     code = "outcome_unknown"

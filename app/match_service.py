@@ -3,7 +3,9 @@
 Between built-in bots, every game is queued at once and played whole on the workers. With a
 registered bot, the games are live games played one after another: its seats act over HTTP
 (with its bot token) under the match's per-move time limit; the next game starts when one
-ends. Either way game `i` deals the same deck and seats the same entrants for the same seed.
+ends. Such a match deals every game a deck of its own (duplicate decks would show a bot that
+remembers its opponent's hands in the paired game), and shows its seed only once it is over.
+Game `i` seats the same entrants, and deals the same deck, for the same seed and format.
 """
 
 import logging
@@ -24,6 +26,9 @@ FORFEIT_TIMEOUTS = 5  # a registered bot whose turn timer runs out this often in
 
 def match_game_id(match_id: str, index: int) -> str:
     return f"{match_id}-{index}"
+
+
+LIVE_SEATING = "seats rotate every game; every game deals a deck of its own (no duplicate with an outside bot)"
 
 
 class MatchService:
@@ -115,7 +120,9 @@ class MatchService:
     def _start_live_game(self, doc, index, game_id):
         players = len(doc["bots"])
         entrants = seating(players, index)
-        game = Game(rules_from_dict(doc["rules"]), players, seed=deck_seed(doc["seed"], index, players), first_dealer=0)
+        # Not in duplicate: a bot that remembers game 2k would know its opponent's hands in game 2k+1.
+        game = Game(rules_from_dict(doc["rules"]), players, seed=deck_seed(doc["seed"], index, players, duplicate=False),
+                    first_dealer=0)
         seats = []
         for entrant in entrants:
             bot = doc["bots"][entrant]
@@ -150,9 +157,12 @@ class MatchService:
         forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
         over = done >= doc["games_total"] or (forfeited_by is not None and not self._game_in_play(doc, done))
         public = {key: value for key, value in doc.items() if key not in ("client", "live")}  # an address is not public
+        if doc["live"] and not over:
+            public["seed"] = None  # every deck of the match derives from it: an entrant could deal them itself
         return {**public, "status": "finished" if over else "running", "games_done": done,
                 "forfeited_by": forfeited_by, "entrants": standings(doc["bots"], totals),
-                "seating": "seats rotate every game; each deck is dealt once per rotation (duplicate)",
+                "seating": LIVE_SEATING if doc["live"] else "seats rotate every game; each deck is dealt once per "
+                                                            "rotation (duplicate)",
                 "first_seating": seating(len(doc["bots"]), 0)}
 
     def _game_in_play(self, doc, index) -> bool:

@@ -4,6 +4,7 @@ Every deck is played once per seat rotation (the same deck with the seats swappe
 luck of the deal cancels out between entrants.
 """
 
+import hashlib
 import math
 import random
 import time
@@ -20,8 +21,12 @@ def seating(players: int, game_index: int) -> list[int]:
     return [(seat + shift) % players for seat in range(players)]
 
 
-def deck_seed(match_seed: str, game_index: int, players: int) -> str:
-    return f"{match_seed}:deck:{game_index // players}"
+def deck_seed(match_seed: str, game_index: int, players: int, duplicate: bool = True) -> str:
+    """Game `game_index`'s seed: in duplicate, each deck is dealt once per rotation of the seats;
+    otherwise every game has a deck of its own. A hash, so a game's seed, revealed when it ends,
+    tells nothing of the match seed or of any other game's deck."""
+    deck = game_index // players if duplicate else game_index
+    return hashlib.sha256(f"{match_seed}:deck:{deck}".encode()).hexdigest()[:32]
 
 
 @dataclass

@@ -4,7 +4,7 @@ listings drop expired games, against a real Redis with short TTLs."""
 import time
 
 from app import create_app
-from app.store import bucket_of, state_key, status_index_key
+from app.store import bucket_of, due_moves_key, state_key, status_index_key
 from http_helpers import act, bearer, seat_view
 
 
@@ -32,3 +32,19 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     assert client.get(f"/games/{active_id}", headers=bearer(tokens[0])).status_code == 404
     listed = client.get("/games?status=active&page_size=100").json
     assert active_id not in [g["id"] for g in listed]
+
+
+def test_a_move_noted_as_due_goes_with_its_game(redis_url):
+    """A turn timer of an hour notes a move due in an hour; the game expires first: the sweeper's
+    prune drops the note with the game rather than keeping it for the hour."""
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "ACTIVE_GAME_TTL": 1,
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client, service, redis = app.test_client(), app.extensions["ronda.service"], app.extensions["ronda.store"].redis
+    created = client.post("/games", json={"players": 2, "turn_timeout_seconds": 3600,
+                                          "seats": [{"type": "human"}, {"type": "human"}]}).json
+    game_id = created["game"]["id"]
+    assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is not None
+    time.sleep(1.3)
+    service.prune_listings()
+    assert redis.exists(state_key(game_id)) == 0
+    assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is None

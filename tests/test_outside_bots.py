@@ -50,7 +50,7 @@ def test_elo_updates_are_the_hand_computed_ones():
 
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     from app.bot_service import BotService
-    bots = BotService(BotStore(redis.Redis.from_url(redis_url)), utc_now=lambda: "now")
+    bots = BotService(BotStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     bots.rate_game(a, b)  # 1500 vs 1500: ±12
     bots.rate_game(b, a)  # 1488 beats 1512: expected 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
@@ -128,18 +128,21 @@ def test_a_registered_bot_that_keeps_timing_out_gets_fallback_moves_then_forfeit
     assert requests.get(f"{live_server}/games/{match['id']}-1").status_code == 404  # no game after the forfeit
 
 
-def test_a_match_with_a_registered_bot_deals_the_decks_of_a_builtin_match_with_the_same_seed(live_server):
+def test_no_deck_of_a_match_with_a_registered_bot_is_knowable_before_it_ends(live_server):
+    """The match seed is hidden while it runs, a game's own seed (shown when that game ends) is a
+    hash that gives nothing of it, and no game replays another's deck (no duplicate)."""
     bot = register(live_server)["bot"]
-    outside = start_match(live_server, [bot["entrant"], "greedy"], seed="same decks", move_seconds=30)
-    builtin = start_match(live_server, ["random", "greedy"], seed="same decks")
-    wait_for_match(live_server, builtin["id"])
-    first_deals = []
-    for match in (outside, builtin):
-        events = requests.get(f"{live_server}/games/{match['id']}-0/events?limit=50").json()
-        first_deals.append(next((e["table"], e["dealer"], e["hand_counts"]) for e in events if e["type"] == "deal"))
-    assert first_deals[0] == first_deals[1]
-    dealt = Game(rules_from_request({"preset": "simple"}), 2, seed=deck_seed("same decks", 0, 2), first_dealer=0)
-    assert first_deals[0][0] == [e for e in dealt.events if e["type"] == "deal"][0]["table"]
+    match = start_match(live_server, [bot["entrant"], "greedy"], games=3, move_seconds=1)
+    assert match["seed"] is None and "deck of its own" in match["seating"]
+    finished = wait_for_match(live_server, match["id"])  # the bot never acts: it forfeits
+    seed = finished["seed"]
+    game = requests.get(f"{live_server}/games/{match['id']}-0").json()
+    assert game["seed"] == deck_seed(seed, 0, 2, duplicate=False) and seed not in game["seed"]
+    assert deck_seed(seed, 1, 2, duplicate=False) != deck_seed(seed, 0, 2, duplicate=False)
+    events = requests.get(f"{live_server}/games/{match['id']}-0/events?limit=50").json()
+    dealt = Game(rules_from_request({"preset": "simple"}), 2, seed=game["seed"], first_dealer=0)
+    assert next(e["table"] for e in events if e["type"] == "deal") == next(
+        e["table"] for e in dealt.events if e["type"] == "deal")
 
 
 def test_levels_seat_the_bots_from_weakest_to_strongest(live_server):
@@ -170,3 +173,46 @@ def test_a_forfeited_match_frees_its_unplayed_games_from_the_clients_cap(redis_u
     assert client.get(f"/matches/{match['id']}").json["forfeited_by"] == 0
     assert client.post("/matches", json={"bots": ["greedy", "random"], "games": 4},
                        environ_base=address).status_code == 202
+
+
+def test_registering_is_limited_per_address_and_unused_bots_expire(redis_url):
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "BOT_REGISTRATIONS_PER_HOUR": 3,
+                      "BOTS_PER_ADDRESS": 4, "BOT_IDLE_TTL": 2, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    address = {"REMOTE_ADDR": f"10.9.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"}
+
+    def register_from(environ):
+        return client.post("/bots", json={"name": "Many"}, environ_base=environ)
+
+    created = [register_from(address) for _ in range(3)]
+    assert [rv.status_code for rv in created] == [201, 201, 201]
+    refused = register_from(address)
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_bots"
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert register_from({"REMOTE_ADDR": "10.9.251.1"}).status_code == 201  # another address has its own
+
+    used = created[0].json
+    auth = {"Authorization": f"Bearer {used['token']}"}
+    for _ in range(3):  # its token in use: kept; the others lapse after 2 s unused
+        time.sleep(0.8)
+        assert client.get("/bots/me/turns?wait_seconds=0", headers=auth).status_code == 200
+    assert client.get(f"/bots/{used['bot']['id']}").status_code == 200
+    assert client.get(f"/bots/{created[1].json['bot']['id']}").status_code == 404
+    listed = [bot["id"] for bot in client.get("/bots?page_size=100").json]
+    assert created[1].json["bot"]["id"] not in listed
+
+
+def test_turn_ids_past_a_stream_ids_range_are_refused_not_failed(live_server):
+    token = register(live_server)["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    for after in ("18446744073709551616", "1-18446744073709551616", "abc"):
+        answer = requests.get(f"{live_server}/bots/me/turns", params={"after": after, "wait_seconds": 0}, headers=auth)
+        assert answer.status_code == 422 and answer.headers["Content-Type"] == "application/problem+json", after
+    largest = requests.get(f"{live_server}/bots/me/turns", headers=auth,
+                           params={"after": "18446744073709551615-18446744073709551615", "wait_seconds": 0})
+    assert largest.status_code == 200 and largest.json()["turns"] == []
+    for last_event_id in ("abc", "²".encode().decode("latin-1"), "1" * 30):
+        answer = requests.get(f"{live_server}/bots/me/stream", headers={**auth, "Last-Event-ID": last_event_id},
+                              stream=True, timeout=10)
+        assert answer.status_code == 422 and answer.json()["code"] == "invalid_request", last_event_id

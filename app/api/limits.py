@@ -35,9 +35,22 @@ def _storage(config, redis_client) -> tuple[str, dict]:
     return config["REDIS_URL"].replace("unix://", "redis+unix://", 1), {"connection_pool": redis_client.connection_pool}
 
 
+def retry_after_where_it_means_something(response):
+    """Retry-After only on 429 and 503, and never 0: Flask-Limiter writes it on every answer, as the
+    whole seconds left in the window, which rounds to 0 in the window's last second."""
+    if response.status_code in (429, 503):
+        seconds = response.headers.get("Retry-After", "1")
+        response.headers["Retry-After"] = str(max(1, int(seconds))) if seconds.isdigit() else seconds
+    else:
+        response.headers.pop("Retry-After", None)
+    return response
+
+
 def install(app, redis_client, exempt_blueprints):
     """Limits counted in the store's Redis, through its bounded connection pool."""
     config = app.config
+    # Flask runs after-request functions last registered first: this one runs after the limiter's.
+    app.after_request(retry_after_where_it_means_something)
     limits = []
     if config["RATE_LIMIT_PER_ADDRESS"]:
         limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_ADDRESS']}/minute", key_function=request_address,

@@ -48,7 +48,8 @@ class Match(Schema):
     status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
     rules = fields.Nested(s.Rules, required=True)
     bots = fields.List(fields.String(), required=True)
-    seed = fields.String(required=True)
+    seed = fields.String(allow_none=True, required=True, metadata={
+        "description": "every deck derives from it: null while a match with an outside bot runs"})
     dealing = fields.String(required=True, validate=validate.OneOf(("server", "creator_seed")),
                             metadata={"description": "whether the match seed is the server's or the creator's"})
     games_total = fields.Integer(required=True)

@@ -15,7 +15,7 @@ STATUS_BY_CODE = {
     "card_not_in_hand": 422, "declaration_not_held": 422, "invalid_request": 422,
     "not_your_turn": 409, "game_over": 409, "seat_taken": 409, "game_not_started": 409,
     "game_not_found": 404, "bot_not_found": 404, "invalid_token": 401, "if_match_required": 428, "stale_version": 412,
-    "outcome_unknown": 503, "too_many_match_games": 429,
+    "outcome_unknown": 503, "too_many_match_games": 429, "too_many_bots": 429,
 }
 RETRY_AFTER_SECONDS = {503: "1", 429: "60"}  # a Redis restart is over in seconds; a match game in a minute
 
