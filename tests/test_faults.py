@@ -149,6 +149,7 @@ def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_leas
     answers that same game: exactly one game for one key."""
     faulty = FaultyRedis.to(redis_url)
     monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
+    monkeypatch.setattr("app.api.idempotency._keep_trying", lambda *args: None)  # a dead process tries no more
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "IDEMPOTENCY_LEASE_SECONDS": 1,
                       **NO_LIMITS})
     client = app.test_client()
@@ -177,6 +178,39 @@ def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_leas
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json == retried.json
     assert replayed.json["tokens"][0]["token"]
     assert seat_view(client, replayed.json["game"]["id"], replayed.json["tokens"][0]["token"])["seat"] == 0
+
+
+def test_an_answer_whose_record_the_store_dropped_is_still_what_a_retry_gets(redis_url, monkeypatch):
+    """The store drops the write of an action's idempotency record: the record follows in the
+    background, and a retry with the key gets the first answer, not a 412 from running again."""
+    client = redis.Redis.from_url(redis_url, socket_timeout=1.0)
+    keep = client.set
+    dropped = []
+
+    def set_dropping_the_first_record(name, value, *args, **options):
+        if not dropped and '"state": "done"' in str(value):
+            dropped.append(name)
+            raise redis.ConnectionError("injected: Redis dropped the record's write")
+        return keep(name, value, *args, **options)
+
+    monkeypatch.setattr(client, "set", set_dropping_the_first_record)
+    monkeypatch.setattr("app.web.connect", lambda url, **options: client)
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", **NO_LIMITS})
+    http = app.test_client()
+    created = http.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
+    seat = created["game"]["awaiting"][0]
+    token = created["tokens"][seat]["token"]
+    view = seat_view(http, created["game"]["id"], token)
+    headers = {"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"',
+               "Idempotency-Key": uuid.uuid4().hex}
+    path, action = f"/games/{created['game']['id']}/actions", view["legal_actions"][0]
+    first = http.post(path, json=action, headers=headers)
+    assert first.status_code == 200 and dropped
+    deadline = time.monotonic() + 5
+    while (retry := http.post(path, json=action, headers=headers)).status_code == 409 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.json == first.json
 
 
 def test_no_seat_token_can_be_read_from_redis(app, client, redis_url):

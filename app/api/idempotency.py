@@ -1,12 +1,17 @@
 """Idempotency-Key on unsafe requests: a retry with the same key gets the first answer, and
 changes nothing. Keys are scoped by route and caller (seat token or address) and kept a day.
 A request under way holds its key for a short lease only: one that died (its process killed)
-frees the key within seconds, and the retry then runs once.
+frees the key within seconds, and the retry then runs once. An answer whose record the store
+did not take (it dropped for a moment) is kept trying in the background through the lease, so
+a retry meanwhile is told to wait and then gets that answer, not a second run.
 """
 
 import base64
 import hashlib
 import json
+import logging
+import threading
+import time
 
 from flask import current_app, g, request
 
@@ -14,6 +19,8 @@ from ..store import StoreUnavailable, idempotency_key
 from .common import request_address
 from .problems import problem
 
+log = logging.getLogger(__name__)
+RECORD_RETRY_SECONDS = 0.25
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
@@ -106,7 +113,25 @@ def remember(response):
         body, token_seats = _without_tokens(response)
         record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
                   "headers": kept, "body": body, "token_seats": token_seats}
-        redis.set(storage, json.dumps(record), ex=current_app.config["IDEMPOTENCY_TTL"])
-    except StoreUnavailable:  # the answer stands; the key frees itself when its lease runs out
-        current_app.logger.warning("idempotency record not kept: the store does not answer")
+        text, ttl = json.dumps(record), current_app.config["IDEMPOTENCY_TTL"]
+        try:
+            redis.set(storage, text, ex=ttl)
+        except StoreUnavailable:  # the answer stands; its record follows once the store answers
+            lease_ends = time.monotonic() + current_app.config["IDEMPOTENCY_LEASE_SECONDS"]
+            threading.Thread(target=_keep_trying, args=(redis, storage, text, ttl, lease_ends), daemon=True).start()
+    except StoreUnavailable:  # the key frees itself when its lease runs out
+        current_app.logger.warning("idempotency record not cleared: the store does not answer")
     return response
+
+
+def _keep_trying(redis, storage: str, text: str, ttl: int, lease_ends: float):
+    """Write an answer's record until the store takes it or the lease is over (then a retry runs
+    for real, as after a process that died)."""
+    while time.monotonic() < lease_ends:
+        time.sleep(RECORD_RETRY_SECONDS)
+        try:
+            redis.set(storage, text, ex=ttl)
+            return
+        except StoreUnavailable:
+            continue
+    log.warning("idempotency record not kept: the store did not answer within the lease")
