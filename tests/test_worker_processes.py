@@ -72,9 +72,14 @@ def test_busy_workers_outlive_redis_dropping_for_two_seconds(own_redis, queue_na
         match_id = client.post("/matches", json={"bots": ["expert", "greedy"], "games": 4,
                                                  "rules": {"preset": "simple", "target": 21}}).json["id"]
         wait_for(lambda: all(client.get(f"/games/{g}").json["version"] >= 5 for g in game_ids), 60)
+        registered_before = {w.name for w in Worker.all(connection=connect(own_redis.url))}
         own_redis.kill()
         time.sleep(2)
         own_redis._launch()
+        # Each RQ worker registers again at once, not after its stale registration (kept in the
+        # append-only file) expires: RQ refuses a name still registered.
+        wait_for(lambda: len({w.name for w in Worker.all(connection=connect(own_redis.url))}
+                             - registered_before) >= 1, 30)
         wait_for(lambda: finished(client, game_ids), 180)
         wait_for(lambda: client.get(f"/matches/{match_id}").json["status"] == "finished", 180)
         assert all(worker.poll() is None for worker in workers), "a worker quit when Redis dropped"
@@ -86,7 +91,7 @@ def test_busy_workers_outlive_redis_dropping_for_two_seconds(own_redis, queue_na
 
 def registered_pid(url, group: int, role: str) -> int:
     names = [w.name for w in Worker.all(connection=connect(url)) if f".{group}.{role}." in w.name]
-    pids = [int(name.rsplit(".", 1)[1]) for name in names]
+    pids = [int(name.rsplit(".", 2)[1]) for name in names]
     return next(pid for pid in pids if running(pid))
 
 

@@ -14,6 +14,7 @@ dies with the process that forked it, so a killed worker leaves no orphan behind
 import logging
 import multiprocessing
 import os
+import secrets
 import socket
 import threading
 import time
@@ -49,9 +50,11 @@ class BotWorker(SimpleWorker):
 
 
 def worker_name(group: int, role: str) -> str:
-    """`ronda.<host>.<the ronda worker's pid>.<role>.<this process's pid>`: what the health check
-    reads to tell which process of which `ronda worker` is registered."""
-    return f"ronda.{socket.gethostname()}.{group}.{role}.{os.getpid()}"
+    """`ronda.<host>.<the ronda worker's pid>.<role>.<this process's pid>.<nonce>`: what the health
+    check reads to tell which process of which `ronda worker` is registered. The nonce: after Redis
+    dropped, the restarted RQ worker must not wait for its own stale registration to expire (RQ
+    refuses a name that is still registered)."""
+    return f"ronda.{socket.gethostname()}.{group}.{role}.{os.getpid()}.{secrets.token_hex(3)}"
 
 
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False, metrics_port: int = 0):
@@ -154,7 +157,7 @@ def healthy(redis_url: str) -> bool:
     for worker in Worker.all(connection=connect(redis_url)):
         if not worker.name.startswith(prefix):
             continue
-        group, role, pid = worker.name[len(prefix):].split(".")
+        group, role, pid, _ = worker.name[len(prefix):].split(".")
         roles.setdefault(int(group), set())
         beating = worker.last_heartbeat and (now - worker.last_heartbeat).total_seconds() < HEARTBEAT_WITHIN_SECONDS
         if _alive(int(pid)) and (role == MATCHES or beating):
