@@ -88,3 +88,19 @@ def test_retry_after_comes_only_with_429_and_503_and_is_never_zero(redis_url):
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
     last_second = retry_after_where_it_means_something(Response(status=429, headers={"Retry-After": "0"}))
     assert last_second.headers["Retry-After"] == "1"
+
+
+def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_500(redis_url, monkeypatch):
+    import redis
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    game_id = client.post("/games", json={"players": 2}).json["game"]["id"]
+
+    def silent(*args, **options):
+        raise redis.ConnectionError("the change feed did not answer")
+
+    monkeypatch.setattr(app.extensions["ronda.live"], "watch", silent)
+    answer = client.get(f"/games/{game_id}/stream")
+    assert answer.status_code == 503 and answer.content_type == "application/problem+json"
+    assert answer.headers["Retry-After"] == "1"

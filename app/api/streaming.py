@@ -7,6 +7,7 @@ comments; a finished game's stream ends; a stopping server ends its streams with
 reconnect hint.
 """
 
+import itertools
 import json
 
 from .. import metrics
@@ -24,7 +25,15 @@ def render_event(event) -> str:
 
 
 def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
+    """The stream's chunks. The game is watched and the first chunk made before this returns: a
+    store or change feed that fails then is a 503 problem, not a server's bare 500 at the stream's
+    start (once it has started, a failure ends it and the client resumes with Last-Event-ID)."""
     watcher = hub.watch(game_id, seat)  # before reading, so no change slips between
+    chunks = _events(service, hub, watcher, game_id, seat, last_event_id, keepalive)
+    return itertools.chain([next(chunks)], chunks)
+
+
+def _events(service, hub, watcher, game_id, seat, last_event_id, keepalive):
     metrics.OPEN_STREAMS.inc()
     try:
         if last_event_id is None:
