@@ -14,5 +14,5 @@ RUN pip install --no-cache-dir --no-deps .
 ENV PYTHONUNBUFFERED=1 PROMETHEUS_MULTIPROC_DIR=/tmp/ronda-metrics
 USER ronda
 EXPOSE 8000 9100
-# gevent workers, streams ended with a reconnect hint on SIGTERM, JSON logs: app/gunicorn_conf.py.
-CMD ["gunicorn", "-c", "python:app.gunicorn_conf"]
+# gevent workers, streams ended with a reconnect hint on SIGTERM, JSON logs: app/ops/gunicorn_conf.py.
+CMD ["gunicorn", "-c", "python:app.ops.gunicorn_conf"]

@@ -7,7 +7,7 @@ import sys
 import time
 from importlib.metadata import version
 
-from .embedded import DEFAULT_DATA_DIR
+from .ops.embedded import DEFAULT_DATA_DIR
 
 
 def serve(args):
@@ -15,9 +15,9 @@ def serve(args):
     import threading
     from pathlib import Path
     from . import create_app
-    from .config import Config
-    from .dispatch import sweep_forever
-    from .embedded import persistent_secret, start_embedded_redis, stop_servers
+    from .ops.config import Config
+    from .jobs.dispatch import sweep_forever
+    from .ops.embedded import persistent_secret, start_embedded_redis, stop_servers
 
     def stop(*_):
         stop_servers()
@@ -64,8 +64,8 @@ def spec_text(app) -> str:
 
 def worker(args):
     from workers.runner import healthy, run_worker
-    from .config import Config
-    from .logs import use_json_logs
+    from .ops.config import Config
+    from .ops.logs import use_json_logs
     url = os.environ.get("REDIS_URL")
     if not url:
         sys.exit("ronda worker needs REDIS_URL (the embedded mode runs bot moves inside `ronda serve`)")
@@ -81,7 +81,7 @@ def match(args):
     from multiprocessing import Pool
     from .bots import BOTS
     from .engine import new_seed, rules_from_request
-    from .matches import standings
+    from .matches.play import standings
     bots = args.bots.split(",")
     unknown = [bot for bot in bots if bot not in BOTS]
     if unknown:
@@ -141,7 +141,7 @@ def positive_int(text: str) -> int:
 
 def _match_game(task):
     from .engine import rules_from_request
-    from .matches import play_game, tally
+    from .matches.play import play_game, tally
     preset, bots, seed, index = task
     return tally(play_game(rules_from_request({"preset": preset}), bots, seed, index, keep_events=False))
 

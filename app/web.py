@@ -7,15 +7,15 @@ from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import logs, metrics
+from .ops import logs, metrics
 from .api import bodies, bots, games, health, idempotency, limits, matches, problems, rules, web_client
 from .api.events import document_event_union
 from .api.schemas import Problem
-from .api.streaming import render_event
-from .config import Config
-from .dispatch import build_services, store_client
-from .live import LiveHub
-from .store import connect
+from .live.streams import render_event
+from .ops.config import Config
+from .jobs.dispatch import build_services, store_client
+from .live.hub import LiveHub
+from .ops.connection import connect
 
 
 class RondaApi(Api):

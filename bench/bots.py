@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import PRESETS  # noqa: E402
-from app.matches import entrant_results, play_game, wilson_interval  # noqa: E402
+from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
 
 PAIRINGS = {
     "greedy-random": ("classic", ["greedy", "random"]),

@@ -2,7 +2,7 @@
 random moments, invariants checked throughout and printed at the end.
 
 The shape: redis-server with an append-only file (as docker-compose runs it), gunicorn from the
-image's settings module (`app.gunicorn_conf`, gevent, 2 workers) with the image's metrics
+image's settings module (`app.ops.gunicorn_conf`, gevent, 2 workers) with the image's metrics
 directory absent, and 2 `ronda worker`s; with `--cluster`, games live on a 3-master, 3-replica
 Redis Cluster and the plain Redis keeps the job queues, and masters are killed and frozen too.
 The harness restarts a killed `ronda worker` after a
@@ -79,7 +79,7 @@ class Shape:
         if self.cluster:
             self.env["REDIS_CLUSTER_URL"] = self.cluster.start()
         self.api = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "2",
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
             cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.workdir / "api.log", "w"))
         self.workers = [self.start_worker(i) for i in range(2)]

@@ -21,7 +21,7 @@ def main():
     args = parser.parse_args()
     from redis_server import RedisServer
     from app import create_app
-    from app.store import events_key, state_key
+    from app.ops.keys import events_key, state_key
     server = RedisServer()
     app = create_app({"REDIS_URL": server.start(), "BOT_DISPATCH": "inprocess"})
     service, redis = app.extensions["ronda.service"], app.extensions["ronda.store"].redis

@@ -224,7 +224,7 @@ def test_a_game_dealt_from_a_creators_deck_says_so_in_listings_before_anyone_joi
 
 
 def test_finished_games_expire(app, client):
-    from app.store import events_key, state_key
+    from app.ops.keys import events_key, state_key
     game, tokens = create(client, preset="elaborate", seed="expiry")
     play_to_the_end(client, game, tokens, random.Random(2))
     redis = app.extensions["ronda.store"].redis

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from app.engine import CARD_IDS, PRESETS, Game, game_from_dict, perform
-from app.store import state_key
+from app.ops.keys import state_key
 from http_helpers import act, create, play_to_the_end, seat_view
 from test_properties import card_ids_in
 

@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from app import create_app
-from app.store import INDEX_BUCKETS, PLAIN_FEED, bot_inbox_key, changes_channel, state_key, status_index_key
+from app.ops.connection import PLAIN_FEED
+from app.ops.keys import INDEX_BUCKETS, bot_inbox_key, changes_channel, state_key, status_index_key
 from failover import play_through_a_failover
 from faults import start_worker, stop
 from redis_server import RedisClusterServers

@@ -4,7 +4,7 @@ listings drop expired games, against a real Redis with short TTLs."""
 import time
 
 from app import create_app
-from app.store import bucket_of, due_moves_key, state_key, status_index_key
+from app.ops.keys import bucket_of, due_moves_key, state_key, status_index_key
 from http_helpers import act, bearer, seat_view
 
 

@@ -4,7 +4,7 @@ per distinct viewer, against a real Redis."""
 import time
 import uuid
 
-from app.store import changes_channel
+from app.ops.keys import changes_channel
 from http_helpers import act, create, seat_view
 
 

@@ -8,10 +8,10 @@ import pytest
 import redis
 import requests
 
-from app import ratings
-from app.bot_store import BotStore
+from app.accounts import ratings
+from app.accounts.store import BotStore
 from app.engine import Game, rules_from_request
-from app.matches import deck_seed
+from app.matches.play import deck_seed
 
 
 def register(base, name="Test bot"):
@@ -49,7 +49,7 @@ def test_elo_updates_are_the_hand_computed_ones():
 
 
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
-    from app.bot_service import BotService
+    from app.accounts.service import BotService
     bots = BotService(BotStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     bots.rate_game(a, b)  # 1500 vs 1500: ±12

@@ -36,7 +36,7 @@ def gunicorn(redis_url):
 
 def start_gunicorn(env, port):
     """One gevent worker, as the Dockerfile runs the API (its settings module)."""
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "1",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "1",
                                 "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
@@ -126,7 +126,7 @@ def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_r
     """Turn streams wait on the process's one subscription, as game streams do: 500 of them open
     on one gevent worker, other requests still answer, Redis sees no connection per stream, and a
     posted turn reaches every stream of its bot."""
-    from app.bot_store import BotStore
+    from app.accounts.store import BotStore
     port = free_port()
     process = start_gunicorn({**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"}, port)
     base = f"http://127.0.0.1:{port}"

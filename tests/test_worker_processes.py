@@ -12,7 +12,7 @@ import pytest
 from rq import Worker
 
 from app import create_app
-from app.store import connect
+from app.ops.connection import connect
 from faults import children, start_worker, stop, worker_check, worker_env
 from redis_server import OwnRedisServer
 from test_faults import NO_LIMITS, wait_for

@@ -10,8 +10,9 @@ from rq import Queue, SimpleWorker
 
 from app import create_app
 from app.bots import choose_action
-from app.dispatch import match_queue_name
-from app.store import connect, state_key
+from app.jobs.dispatch import match_queue_name
+from app.ops.connection import connect
+from app.ops.keys import state_key
 from faults import start_worker
 from http_helpers import act, seat_view
 
@@ -52,7 +53,7 @@ def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_ur
 
 
 def test_a_bot_on_a_worker_reads_the_deal_history_as_its_seat_sees_it(rq_app, redis_url, queue_name, monkeypatch):
-    import app.service
+    import app.games.service
     seen = []
 
     def spy(kind, knowledge, rng):
@@ -60,7 +61,7 @@ def test_a_bot_on_a_worker_reads_the_deal_history_as_its_seat_sees_it(rq_app, re
             seen.append(knowledge["history"])                     # test's turn timer firing late
         return choose_action(kind, knowledge, rng)
 
-    monkeypatch.setattr(app.service, "choose_action", spy)
+    monkeypatch.setattr(app.games.service, "choose_action", spy)
     client = rq_app.test_client()
     rv = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
                                      "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})

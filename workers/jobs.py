@@ -2,9 +2,9 @@
 
 from rq import get_current_job
 
-from app.config import settings
-from app.dispatch import build_services, match_queue_name, store_client
-from app.metrics import JOB_SECONDS
+from app.ops.config import settings
+from app.jobs.dispatch import build_services, match_queue_name, store_client
+from app.ops.metrics import JOB_SECONDS
 
 
 def _services():

@@ -23,11 +23,11 @@ from datetime import datetime, timezone
 from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker
 
-from app import metrics
-from app.config import settings
-from app.dispatch import build_services, match_queue_name, store_client, sweep_forever
-from app.embedded import die_with_parent
-from app.store import StoreUnavailable, connect
+from app.ops import metrics
+from app.ops.config import settings
+from app.jobs.dispatch import build_services, match_queue_name, store_client, sweep_forever
+from app.ops.embedded import die_with_parent
+from app.ops.connection import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 5.0

@@ -7,9 +7,9 @@ from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..errors import InvalidRequest
-from ..live import CLOSED, bot_topic
+from ..live.hub import CLOSED, bot_topic
 from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address
-from .streaming import RECONNECT_HINT, sse
+from ..live.streams import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")

@@ -8,7 +8,7 @@ from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
                      documents_problems, etag_header, if_match_version, live, not_modified, service)
-from .streaming import event_stream
+from ..live.streams import event_stream
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
 

@@ -15,7 +15,8 @@ import time
 
 from flask import current_app, g, request
 
-from ..store import StoreUnavailable, idempotency_key
+from ..ops.connection import StoreUnavailable
+from ..ops.keys import idempotency_key
 from .common import request_address
 from .problems import problem
 

@@ -4,8 +4,8 @@ from flask import current_app, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from ..bot_service import MAX_MOVE_SECONDS
-from ..match_service import FORFEIT_TIMEOUTS, MAX_GAMES
+from ..accounts.service import MAX_MOVE_SECONDS
+from ..matches.service import FORFEIT_TIMEOUTS, MAX_GAMES
 from . import schemas as s
 from .common import Blueprint, documents_problems, request_address
 

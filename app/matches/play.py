@@ -10,9 +10,9 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from .bots import BOTS
-from .engine import Game
-from .engine.views import deal_events, seat_knowledge
+from ..bots import BOTS
+from ..engine import Game
+from ..engine.views import deal_events, seat_knowledge
 
 
 def seating(players: int, game_index: int) -> list[int]:

@@ -20,8 +20,10 @@ from collections import defaultdict
 
 import redis
 
-from .engine import visible_event
-from .store import SHARDED_FEED, GameMissing, StoreUnavailable, bot_turns_channel, changes_channel
+from ..engine import visible_event
+from ..games.store import GameMissing
+from ..ops.connection import SHARDED_FEED, StoreUnavailable
+from ..ops.keys import bot_turns_channel, changes_channel
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices

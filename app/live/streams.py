@@ -1,7 +1,7 @@
 """Server-Sent Events for one viewer: a snapshot first, then every event it may see, with ids.
 
 `Last-Event-ID` resumes after that event without loss or duplicates (the ids are the event
-log's own). New events come from the process's live hub (app/live.py), rendered once per
+log's own). New events come from the process's live hub (app/live/hub.py), rendered once per
 viewer for every stream; a stream holds no Redis connection. An idle stream gets keep-alive
 comments; a finished game's stream ends; a stopping server ends its streams with a
 reconnect hint.
@@ -10,7 +10,7 @@ reconnect hint.
 import itertools
 import json
 
-from .. import metrics
+from ..ops import metrics
 
 RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
 

@@ -7,15 +7,16 @@ import random
 import secrets
 from datetime import datetime, timezone
 
-from .engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
+from ..engine import (GameOver, IllegalAction, InvalidAction, OVER, Game, action_to_dict, commitment, game_from_dict,
                      game_to_dict, observation, perform, rules_from_request, visible_event)
-from .bots import choose_action
-from .engine.views import seat_knowledge
+from ..bots import choose_action
+from ..engine.views import seat_knowledge
 from .seats import Seats, public_seats, registered_bot_of
-from .errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
+from ..errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
-from . import metrics
-from .store import GameMissing, StoreUnavailable, VersionConflict, WriteOutcomeUnknown
+from ..ops import metrics
+from .store import GameMissing, VersionConflict, WriteOutcomeUnknown
+from ..ops.connection import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,15 @@ from datetime import timedelta
 
 from rq import Queue, Retry
 
-from .bot_service import BotService
-from .bot_store import BotStore
-from .bots import BOTS
-from .match_service import MatchService
-from .seats import Seats
-from .service import GameService, utc_now
-from .store import GameStore, MatchStore, StoreUnavailable, connect
+from ..accounts.service import BotService
+from ..accounts.store import BotStore
+from ..bots import BOTS
+from ..matches.service import MatchService
+from ..games.seats import Seats
+from ..games.service import GameService, utc_now
+from ..games.store import GameStore
+from ..matches.store import MatchStore
+from ..ops.connection import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
 JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one

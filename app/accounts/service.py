@@ -9,10 +9,10 @@ import secrets
 import time
 
 from . import ratings
-from .bots import LEVELS
-from .errors import BotNotFound, InvalidToken, TooManyBots
-from .seats import OUTSIDE_PREFIX, token_digest
-from .store import StoreUnavailable
+from ..bots import LEVELS
+from ..errors import BotNotFound, InvalidToken, TooManyBots
+from ..games.seats import OUTSIDE_PREFIX, token_digest
+from ..ops.connection import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import hashlib
 import hmac
 import secrets
 
-from .bots import LEVELS
-from .errors import InvalidRequest, InvalidToken
+from ..bots import LEVELS
+from ..errors import InvalidRequest, InvalidToken
 
 OUTSIDE_PREFIX = "bot:"  # a registered bot is `bot:<id>` wherever an entrant or a seat's bot is named
 

@@ -11,12 +11,12 @@ Game `i` seats the same entrants, and deals the same deck, for the same seed and
 import logging
 import secrets
 
-from .engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from_request
-from .errors import GameNotFound, InvalidRequest, TooManyMatchGames
-from .matches import PlayedGame, deck_seed, play_game, seating, standings, tally
-from .seats import outside_bot_id, registered_bot_of
-from .service import FALLBACK_BOT, FINISHED, utc_now
-from .store import GameMissing, VersionConflict
+from ..engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from_request
+from ..errors import GameNotFound, InvalidRequest, TooManyMatchGames
+from .play import PlayedGame, deck_seed, play_game, seating, standings, tally
+from ..games.seats import outside_bot_id, registered_bot_of
+from ..games.service import FALLBACK_BOT, FINISHED, utc_now
+from ..games.store import GameMissing, VersionConflict
 
 log = logging.getLogger(__name__)
 

