@@ -1,7 +1,9 @@
-"""Typed errors of the service layer (the engine has its own in app.engine.errors)."""
+"""Typed errors of the service layer (the engine has its own in app.engine.errors), each with the
+HTTP status and the stable `code` of its problem+json answer (app/api/problems.py)."""
 
 
 class ServiceError(Exception):
+    status = 500
     code = "service_error"
 
     def __init__(self, message: str, **details):
@@ -11,31 +13,31 @@ class ServiceError(Exception):
 
 
 class GameNotFound(ServiceError):
-    code = "game_not_found"
+    status, code = 404, "game_not_found"
 
 
 class BotNotFound(ServiceError):
-    code = "bot_not_found"
+    status, code = 404, "bot_not_found"
 
 
 class SeatTaken(ServiceError):
-    code = "seat_taken"
+    status, code = 409, "seat_taken"
 
 
 class GameNotStarted(ServiceError):
-    code = "game_not_started"
+    status, code = 409, "game_not_started"
 
 
 class InvalidToken(ServiceError):
-    code = "invalid_token"
+    status, code = 401, "invalid_token"
 
 
 class PreconditionRequired(ServiceError):
-    code = "if_match_required"
+    status, code = 428, "if_match_required"
 
 
 class StaleVersion(ServiceError):
-    code = "stale_version"
+    status, code = 412, "stale_version"
 
     def __init__(self, current_version: int):
         super().__init__(f"the game is at version {current_version}; reload the view and try again",
@@ -44,16 +46,28 @@ class StaleVersion(ServiceError):
 
 
 class InvalidRequest(ServiceError):
-    code = "invalid_request"
+    status, code = 422, "invalid_request"
 
 
 class TooManyMatchGames(ServiceError):
-    code = "too_many_match_games"
+    status, code = 429, "too_many_match_games"
 
 
 class TooManyBots(ServiceError):
-    code = "too_many_bots"
+    status, code = 429, "too_many_bots"
 
 
 class OutcomeUnknown(ServiceError):
-    code = "outcome_unknown"
+    status, code = 503, "outcome_unknown"
+
+
+class InvalidIdempotencyKey(ServiceError):
+    status, code = 422, "invalid_idempotency_key"
+
+
+class IdempotencyKeyReused(ServiceError):
+    status, code = 422, "idempotency_key_reused"
+
+
+class IdempotentRequestInProgress(ServiceError):
+    status, code = 409, "idempotent_request_in_progress"

@@ -18,7 +18,7 @@ from flask import current_app, g, request
 from ..ops.connection import StoreUnavailable
 from ..ops.keys import idempotency_key
 from .common import request_address
-from .problems import problem
+from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidIdempotencyKey
 
 log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
@@ -39,7 +39,7 @@ def replay_or_reserve():
     if not key or request.endpoint not in IDEMPOTENT_ENDPOINTS:
         return None
     if len(key) > 255:
-        return problem(422, "invalid_idempotency_key", "Invalid Idempotency-Key", "keys are at most 255 characters")
+        raise InvalidIdempotencyKey("keys are at most 255 characters")
     redis = current_app.extensions["ronda.store"].redis
     storage = idempotency_key(_scope(key))
     fingerprint = hashlib.sha256(request.get_data()).hexdigest()
@@ -49,13 +49,11 @@ def replay_or_reserve():
         return None
     stored = json.loads(redis.get(storage) or "null")
     if stored is None:
-        return problem(409, "idempotent_request_in_progress", "Conflict", "retry in a moment")
+        raise IdempotentRequestInProgress("retry in a moment")
     if stored["fingerprint"] != fingerprint:
-        return problem(422, "idempotency_key_reused", "Idempotency-Key reused",
-                       "this key was used with another request body")
+        raise IdempotencyKeyReused("this key was used with another request body")
     if stored["state"] == IN_PROGRESS:
-        return problem(409, "idempotent_request_in_progress", "Conflict",
-                       "the first request with this key is still running; retry in a moment")
+        raise IdempotentRequestInProgress("the first request with this key is still running; retry in a moment")
     body = stored["body"] if stored.get("token_seats") is None else _with_tokens(stored["body"], stored["token_seats"])
     response = current_app.response_class(body, status=stored["status"])
     response.headers.update(stored["headers"])

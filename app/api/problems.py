@@ -10,12 +10,11 @@ from ..ops.connection import StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
-STATUS_BY_CODE = {
+# The engine's errors know nothing of HTTP: their statuses are here, one for every engine code
+# (a test checks that none is missing; an unknown code is a 500, never a silent guess).
+ENGINE_STATUS = {
     "invalid_rules": 422, "invalid_setup": 422, "invalid_action": 422, "illegal_action": 422,
-    "card_not_in_hand": 422, "declaration_not_held": 422, "invalid_request": 422,
-    "not_your_turn": 409, "game_over": 409, "seat_taken": 409, "game_not_started": 409,
-    "game_not_found": 404, "bot_not_found": 404, "invalid_token": 401, "if_match_required": 428, "stale_version": 412,
-    "outcome_unknown": 503, "too_many_match_games": 429, "too_many_bots": 429,
+    "card_not_in_hand": 422, "declaration_not_held": 422, "not_your_turn": 409, "game_over": 409,
 }
 RETRY_AFTER_SECONDS = {503: "1", 429: "60"}  # a Redis restart is over in seconds; a match game in a minute
 
@@ -40,7 +39,7 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
 
 
 def _from_typed(error):
-    status = STATUS_BY_CODE.get(error.code, 422)
+    status = error.status if isinstance(error, ServiceError) else ENGINE_STATUS[error.code]
     title = error.code.replace("_", " ").capitalize()
     headers = {"Retry-After": RETRY_AFTER_SECONDS[status]} if status in RETRY_AFTER_SECONDS else None
     return problem(status, error.code, title, error.message, headers=headers, **error.details)

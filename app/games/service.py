@@ -15,7 +15,7 @@ from .seats import Seats, public_seats, registered_bot_of
 from ..errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, OutcomeUnknown,
                      PreconditionRequired, SeatTaken, StaleVersion)
 from ..ops import metrics
-from .store import GameMissing, VersionConflict, WriteOutcomeUnknown
+from .store import GameExists, GameMissing, VersionConflict, WriteOutcomeUnknown
 from ..ops.connection import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class GameService:
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
         try:
             doc, version = self.store_new_game(game_id, game, seat_docs, game.events, timeout, _dealing(request))
-        except VersionConflict:  # only a given id can exist already
+        except GameExists:  # only a given id can exist already
             version, doc = self._load(game_id)
         return doc, version, self.seats.tokens(doc)
 

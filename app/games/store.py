@@ -70,6 +70,10 @@ class WriteOutcomeUnknown(Exception):
     """The store stopped answering while a compare-and-set was under way: it may have been applied."""
 
 
+class GameExists(Exception):
+    """A game with this id is stored already (a retried create, or a job that ran twice)."""
+
+
 class VersionConflict(Exception):
     def __init__(self, current_version: int):
         super().__init__(f"the game is at version {current_version}")
@@ -91,7 +95,7 @@ class GameStore:
         created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
                                             [_dump(doc), self._ttl(doc), *map(_dump, events)])
         if not created:
-            raise VersionConflict(1)
+            raise GameExists(game_id)
         if not replicated:
             raise WriteOutcomeUnknown()
         self.list_under(game_id, doc["status"], None)

@@ -16,7 +16,7 @@ from ..errors import GameNotFound, InvalidRequest, TooManyMatchGames
 from .play import PlayedGame, deck_seed, play_game, seating, standings, tally
 from ..games.seats import outside_bot_id, registered_bot_of
 from ..games.service import FALLBACK_BOT, FINISHED, utc_now
-from ..games.store import GameMissing, VersionConflict
+from ..games.store import GameExists, GameMissing
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class MatchService:
         try:
             self.games.store_new_game(game_id, played.game, seats, played.events, dealing=doc.get("dealing", "server"),
                                       match={"id": match_id, "index": index, "entrants": played.entrants})
-        except VersionConflict:
+        except GameExists:
             pass  # stored by an earlier run of this job
         return self._record(doc, index, game_id, played)
 
@@ -133,7 +133,7 @@ class MatchService:
             self.games.store_new_game(game_id, game, seats, game.events, turn_timeout_seconds=doc["move_seconds"],
                                       dealing=doc.get("dealing", "server"),
                                       match={"id": doc["id"], "index": index, "entrants": entrants})
-        except VersionConflict:
+        except GameExists:
             pass  # started by another caller of advance
 
     def turn_timed_out(self, game_id: str, seat: int):

@@ -1,0 +1,54 @@
+"""The house keeps its shape: imports go one way (engine ← bots; engine ← stores ← services ←
+HTTP), and every typed error reaches HTTP with a status of its own, never a guessed one."""
+
+import ast
+import inspect
+from pathlib import Path
+
+from app import errors
+from app.api.problems import ENGINE_STATUS
+from app.engine import errors as engine_errors
+
+APP = Path(__file__).resolve().parent.parent / "app"
+STORES = ("games.store", "matches.store", "accounts.store")
+
+
+def imports_of(path: Path) -> set[str]:
+    """The modules a file imports, as absolute names."""
+    package = ".".join(path.relative_to(APP.parent).with_suffix("").parts[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found |= {module} | {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def test_the_engine_and_the_bots_import_nothing_of_the_service():
+    for room in ("engine", "bots"):
+        for path in (APP / room).glob("*.py"):
+            outside = {m for m in imports_of(path) if m.startswith("app.") and not m.startswith(f"app.{room}")
+                       and not m.startswith("app.engine")}
+            assert not outside, f"{path.name} imports {outside}"
+
+
+def test_http_views_reach_the_stores_only_through_services():
+    for path in (APP / "api").glob("*.py"):
+        stores = {m for m in imports_of(path) if any(m.startswith(f"app.{store}") for store in STORES)}
+        assert not stores, f"api/{path.name} imports {stores}"
+
+
+def test_every_engine_error_has_its_http_status():
+    codes = {cls.code for _, cls in inspect.getmembers(engine_errors, inspect.isclass)
+             if issubclass(cls, engine_errors.RondaError) and cls is not engine_errors.RondaError}
+    assert codes <= set(ENGINE_STATUS), codes - set(ENGINE_STATUS)
+
+
+def test_every_service_error_carries_its_own_status_and_code():
+    for _, cls in inspect.getmembers(errors, inspect.isclass):
+        if issubclass(cls, errors.ServiceError) and cls is not errors.ServiceError:
+            assert 400 <= cls.status < 600 and cls.code != errors.ServiceError.code, cls
+            assert cls.status != errors.ServiceError.status, f"{cls.__name__} would be a 500"
