@@ -16,7 +16,7 @@ def serve(args):
     from pathlib import Path
     from . import create_app
     from .ops.config import Config
-    from .jobs.dispatch import sweep_forever
+    from .jobs.sweep import sweep_forever
     from .ops.embedded import persistent_secret, start_embedded_redis, stop_servers
 
     def stop(*_):
@@ -39,7 +39,7 @@ def serve(args):
     if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
         # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).
         threading.Thread(target=sweep_forever, daemon=True, args=(
-            app.extensions["ronda.service"], app.config["BOT_STALL_SECONDS"], threading.Event())).start()
+            app.extensions["ronda.services"].sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     app.run(host=args.host, port=args.port, threaded=True)
 

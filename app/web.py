@@ -7,15 +7,13 @@ from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from .ops import logs, metrics
+from . import wiring
 from .api import bodies, bots, games, health, idempotency, limits, matches, problems, rules, web_client
 from .api.events import document_event_union
 from .api.schemas import Problem
 from .live.streams import render_event
+from .ops import logs, metrics
 from .ops.config import Config
-from .jobs.dispatch import build_services, store_client
-from .live.hub import LiveHub
-from .ops.connection import connect
 
 
 class RondaApi(Api):
@@ -48,15 +46,15 @@ def create_app(overrides: dict | None = None) -> Flask:
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
-    queues = connect(app.config["REDIS_URL"], max_connections=app.config["REDIS_MAX_CONNECTIONS"])
-    service, match_service, bot_service = build_services(store_client(app.config, queues), app.config, in_process, queues)
+    services = wiring.Services(app.config, in_process)
     app.extensions["ronda.api"] = api
-    app.extensions["ronda.store"] = service.store
-    app.extensions["ronda.service"] = service
-    app.extensions["ronda.matches"] = match_service
-    app.extensions["ronda.bots"] = bot_service
-    app.extensions["ronda.live"] = LiveHub(service.store, render_event)
-    limits.install(app, service.store.redis, exempt_blueprints=[health.blp])
+    app.extensions["ronda.services"] = services
+    app.extensions["ronda.store"] = services.store
+    app.extensions["ronda.service"] = services.games
+    app.extensions["ronda.matches"] = services.matches
+    app.extensions["ronda.bots"] = services.accounts
+    app.extensions["ronda.live"] = wiring.live_hub(services, render_event)
+    limits.install(app, services.store.redis, exempt_blueprints=[health.blp])
 
     if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them
         hops = app.config["TRUSTED_PROXIES"]
@@ -64,7 +62,7 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     @app.get("/metrics")
     def prometheus_metrics():
-        for queue, depth in service.dispatcher.queue_depths().items():
+        for queue, depth in services.dispatcher.queue_depths().items():
             metrics.QUEUE_DEPTH.labels(queue).set(depth)
         body, content_type = metrics.exposition()
         return app.response_class(body, mimetype=content_type)

@@ -29,10 +29,11 @@ def main():
     sizes = {"open": [], "active": [], "finished": []}
     humans = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
     for _ in range(args.games):
-        doc, _, _ = service.create_game({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
-        sizes["open"].append(doc["id"])
+        created, _ = service.create_game({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
+        sizes["open"].append(created.doc["id"])
         for status, stop_after in (("active", 40), ("finished", None)):
-            doc, _, tokens = service.create_game(humans)
+            created, tokens = service.create_game(humans)
+            doc = created.doc
             moves = 0
             while stop_after is None or moves < stop_after:
                 view, version = service.view(doc["id"])

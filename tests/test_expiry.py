@@ -12,7 +12,7 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPEN_GAME_TTL": 1,
                       "ACTIVE_GAME_TTL": 2, "FINISHED_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    client, service, redis = app.test_client(), app.extensions["ronda.service"], app.extensions["ronda.store"].redis
+    client, sweeper, redis = app.test_client(), app.extensions["ronda.services"].sweeper, app.extensions["ronda.store"].redis
     open_game = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json
     active = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
     active_id, tokens = active["game"]["id"], {t["seat"]: t["token"] for t in active["tokens"]}
@@ -26,7 +26,7 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     assert client.get(f"/games/{open_game['game']['id']}").status_code == 404
     assert client.get(f"/games/{active_id}").status_code == 200
     assert open_game["game"]["id"].encode() in redis.zrange(status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1)
-    assert service.prune_listings() >= 1  # without anyone listing them
+    assert sweeper.prune_listings() >= 1  # without anyone listing them
     assert open_game["game"]["id"].encode() not in redis.zrange(status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1)
     time.sleep(2.1)
     assert client.get(f"/games/{active_id}", headers=bearer(tokens[0])).status_code == 404
@@ -39,12 +39,12 @@ def test_a_move_noted_as_due_goes_with_its_game(redis_url):
     prune drops the note with the game rather than keeping it for the hour."""
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "ACTIVE_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    client, service, redis = app.test_client(), app.extensions["ronda.service"], app.extensions["ronda.store"].redis
+    client, sweeper, redis = app.test_client(), app.extensions["ronda.services"].sweeper, app.extensions["ronda.store"].redis
     created = client.post("/games", json={"players": 2, "turn_timeout_seconds": 3600,
                                           "seats": [{"type": "human"}, {"type": "human"}]}).json
     game_id = created["game"]["id"]
     assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is not None
     time.sleep(1.3)
-    service.prune_listings()
+    sweeper.prune_listings()
     assert redis.exists(state_key(game_id)) == 0
     assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is None

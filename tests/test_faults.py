@@ -35,7 +35,7 @@ def test_a_redis_failure_at_any_call_of_a_move_never_strands_the_game(redis_url,
     in turn, refused or with its answer lost: the answer is 200 or a 503 problem, and the game
     still finishes, the bot's move made by a real `ronda worker` (its sweeper when the job was lost)."""
     faulty = FaultyRedis.to(redis_url)
-    monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
+    monkeypatch.setattr("app.wiring.connect", lambda url, **options: faulty)
     app = create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
     client = app.test_client()
     worker = start_worker(redis_url, queue_name)
@@ -148,7 +148,7 @@ def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_leas
     the write of its answer failing); a retry is told to wait, and after the lease the retry
     answers that same game: exactly one game for one key."""
     faulty = FaultyRedis.to(redis_url)
-    monkeypatch.setattr("app.web.connect", lambda url, **options: faulty)
+    monkeypatch.setattr("app.wiring.connect", lambda url, **options: faulty)
     monkeypatch.setattr("app.api.idempotency._keep_trying", lambda *args: None)  # a dead process tries no more
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "IDEMPOTENCY_LEASE_SECONDS": 1,
                       **NO_LIMITS})
@@ -194,7 +194,7 @@ def test_an_answer_whose_record_the_store_dropped_is_still_what_a_retry_gets(red
         return keep(name, value, *args, **options)
 
     monkeypatch.setattr(client, "set", set_dropping_the_first_record)
-    monkeypatch.setattr("app.web.connect", lambda url, **options: client)
+    monkeypatch.setattr("app.wiring.connect", lambda url, **options: client)
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", **NO_LIMITS})
     http = app.test_client()
     created = http.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json

@@ -53,7 +53,7 @@ def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_ur
 
 
 def test_a_bot_on_a_worker_reads_the_deal_history_as_its_seat_sees_it(rq_app, redis_url, queue_name, monkeypatch):
-    import app.games.service
+    import app.games.moves
     seen = []
 
     def spy(kind, knowledge, rng):
@@ -61,7 +61,7 @@ def test_a_bot_on_a_worker_reads_the_deal_history_as_its_seat_sees_it(rq_app, re
             seen.append(knowledge["history"])                     # test's turn timer firing late
         return choose_action(kind, knowledge, rng)
 
-    monkeypatch.setattr(app.games.service, "choose_action", spy)
+    monkeypatch.setattr(app.games.moves, "choose_action", spy)
     client = rq_app.test_client()
     rv = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
                                      "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]})
@@ -82,8 +82,8 @@ def test_a_job_for_a_version_that_is_gone_ends_quietly(rq_app, redis_url, queue_
     game = rv.json["game"]
     run_queue(redis_url, queue_name)
     version = client.get(f"/games/{game['id']}").json["version"]
-    service = rq_app.extensions["ronda.service"]
-    assert version >= 2 and service.play_bot_turn(game["id"], 1) is False  # version 1 was played already
+    moves = rq_app.extensions["ronda.services"].moves
+    assert version >= 2 and moves.play_bot_turn(game["id"], 1) is False  # version 1 was played already
     assert client.get(f"/games/{game['id']}").json["version"] == version
 
 
@@ -98,7 +98,7 @@ def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_
 
 def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(rq_app, redis_url, queue_name):
     client = rq_app.test_client()
-    service, store = rq_app.extensions["ronda.service"], rq_app.extensions["ronda.store"]
+    sweeper, store = rq_app.extensions["ronda.services"].sweeper, rq_app.extensions["ronda.store"]
     queue = Queue(queue_name, connection=connect(redis_url))
     with_bot = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
         {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]["id"]
@@ -107,12 +107,12 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     assert with_bot in noted and humans_only not in noted
     queue.empty()  # the bot's job is lost
     time.sleep(0.01)
-    assert (with_bot, 1, "bot") in service.stalled_games(0)
-    assert service.redispatch_stalled(0) >= 1 and queue.count >= 1
+    assert (with_bot, 1, "bot") in sweeper.stalled_games(0)
+    assert sweeper.redispatch_stalled(0) >= 1 and queue.count >= 1
     run_queue(redis_url, queue_name)
     assert client.get(f"/games/{with_bot}").json["awaiting"] == [0]  # the bot moved; the human is next
     time.sleep(0.01)
-    assert with_bot not in [game_id for game_id, _, _ in service.stalled_games(0)]
+    assert with_bot not in [game_id for game_id, _, _ in sweeper.stalled_games(0)]
     assert with_bot not in dict(store.moves_due_before(time.time() + 1, 10_000))  # dropped on the way
 
 

@@ -1,33 +1,28 @@
-"""RQ jobs: plain functions of ids. The services do the work; a stale job ends quietly."""
+"""RQ jobs: plain functions of ids, run on this worker process's services (built at its first job
+for the deployment the job came from, then kept). The tasks do the work; a stale job ends quietly."""
 
 from rq import get_current_job
 
-from app.ops.config import settings
-from app.jobs.dispatch import build_services, match_queue_name, store_client
-from app.ops.metrics import JOB_SECONDS
+from app import wiring
+from app.jobs import tasks
 
 
 def _services():
     job = get_current_job()
-    # Follow-up work goes to the live queue of the deployment this job came from.
-    live_queue = job.origin.removesuffix(match_queue_name(""))
-    config = settings() | {"BOT_QUEUE": live_queue}
-    return build_services(store_client(config, job.connection), config, in_process=False, queue_client=job.connection)
+    return wiring.job_services(job.meta["live_queue"], job.connection)
 
 
 def play_bot_turn(game_id: str, version: int) -> bool:
-    games, _, _ = _services()
-    with JOB_SECONDS.labels("bot_turn").time():
-        return games.play_bot_turn(game_id, version)
+    return tasks.play_bot_turn(_services(), game_id, version)
 
 
 def expire_turn(game_id: str, version: int) -> bool:
-    games, _, _ = _services()
-    with JOB_SECONDS.labels("turn_timeout").time():
-        return games.expire_turn(game_id, version)
+    return tasks.expire_turn(_services(), game_id, version)
 
 
 def play_match_game(match_id: str, index: int) -> bool:
-    _, matches, _ = _services()
-    with JOB_SECONDS.labels("match_game").time():
-        return matches.play_match_game(match_id, index)
+    return tasks.play_match_game(_services(), match_id, index)
+
+
+def advance_match(match_id: str) -> bool:
+    return tasks.advance_match(_services(), match_id)

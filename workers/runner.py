@@ -24,8 +24,9 @@ from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker
 
 from app.ops import metrics
-from app.ops.config import settings
-from app.jobs.dispatch import build_services, match_queue_name, store_client, sweep_forever
+from app import wiring
+from app.jobs.dispatch import match_queue_name
+from app.jobs.sweep import sweep_forever
 from app.ops.embedded import die_with_parent
 from app.ops.connection import StoreUnavailable, connect
 
@@ -65,7 +66,8 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
     group = os.getpid()
     stop = threading.Event()
     matches = _MatchWorker(redis_url, [queue_name, match_queue_name(queue_name)], group, burst, stop)
-    threading.Thread(target=_sweep, args=(redis_url, stall_seconds, stop), name="ronda-sweeper", daemon=True).start()
+    threading.Thread(target=_sweep, args=(redis_url, queue_name, stall_seconds, stop), name="ronda-sweeper",
+                     daemon=True).start()
     try:
         _work(redis_url, [queue_name], group, LIVE, burst)
     finally:
@@ -105,14 +107,13 @@ class _MatchWorker:
             self.process.kill()
 
 
-def _sweep(redis_url, stall_seconds, stop):
-    """The sweeper, once its services can be built (on a cluster, building them asks Redis)."""
+def _sweep(redis_url, queue_name, stall_seconds, stop):
+    """The sweeper, on this process's services once they can be built (on a cluster, building
+    them asks Redis)."""
     backoff = 0.5
     while not stop.is_set():
         try:
-            connection = connect(redis_url, socket_timeout=None)
-            service, _, _ = build_services(store_client(settings(), connection), settings(), in_process=False,
-                                           queue_client=connection)
+            sweeper = wiring.job_services(queue_name, connect(redis_url, socket_timeout=None)).sweeper
             break
         except StoreUnavailable as error:
             log.warning("sweeper waiting for the store: %s", error)
@@ -120,7 +121,7 @@ def _sweep(redis_url, stall_seconds, stop):
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
     else:
         return
-    sweep_forever(service, stall_seconds, stop)
+    sweep_forever(sweeper, stall_seconds, stop)
 
 
 def _work(redis_url, queues, group, role, burst):

@@ -9,7 +9,7 @@ import secrets
 import time
 
 from . import ratings
-from ..bots import LEVELS
+from ..bots import LEVEL_SUMMARIES, LEVELS
 from ..errors import BotNotFound, InvalidToken, TooManyBots
 from ..games.seats import OUTSIDE_PREFIX, token_digest
 from ..ops.connection import StoreUnavailable
@@ -112,7 +112,8 @@ class BotService:
 
     def levels(self) -> list[dict]:
         ladder = self.store.ratings()
-        return [{"level": number, "bot": bot, "rating": ladder[bot]["rating"] if bot in ladder else None}
+        return [{"level": number, "bot": bot, "summary": LEVEL_SUMMARIES[bot],
+                 "rating": ladder[bot]["rating"] if bot in ladder else None}
                 for number, bot in enumerate(LEVELS, start=1)]
 
 

@@ -14,15 +14,6 @@ from ..live.streams import RECONNECT_HINT, sse
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
 
-LEVEL_SUMMARIES = {
-    "random": "Plays any legal card: learning the rules.",
-    "casual": "Takes what it sees half the time, plays at random otherwise: a beginner.",
-    "greedy": "Always takes the best capture it sees now: a steady club player.",
-    "montecarlo": "Samples the hidden hands and plays each card out: strong.",
-    "expert": "Samples the hidden hands and searches ahead: the house's strongest.",
-}
-
-
 def bots():
     return current_app.extensions["ronda.bots"]
 
@@ -146,7 +137,7 @@ class Levels(MethodView):
     @documents_problems(blp)
     def get(self):
         """The bot levels a game can seat against humans, weakest first"""
-        return [{**level, "summary": LEVEL_SUMMARIES[level["bot"]]} for level in bots().levels()]
+        return bots().levels()
 
 
 @blp.route("/me/turns")

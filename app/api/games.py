@@ -41,10 +41,11 @@ class Games(MethodView):
     @documents_problems(blp, 422)
     def post(self, request):
         """Create a game"""
-        doc, version, tokens = service().create_game(request, idempotency.resource_id())
-        game, _ = service().view_as(doc["id"], None, loaded=(version, doc))
-        body = {"game": game, "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
-        return body, {"Location": url_for("games.Game", game_id=doc["id"]), **etag_header(version)}
+        created, tokens = service().create_game(request, idempotency.resource_id())
+        game_id = created.doc["id"]
+        body = {"game": service().view_of(created, None),
+                "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
+        return body, {"Location": url_for("games.Game", game_id=game_id), **etag_header(created.version)}
 
 
 @blp.route("/<game_id>")
@@ -103,9 +104,8 @@ class Seat(MethodView):
     @documents_problems(blp, 404, 409, 412, 422)
     def post(self, request, game_id, seat):
         """Take an open seat"""
-        doc, version, token = service().claim_seat(game_id, seat, request.get("name"))
-        game, _ = service().view_as(game_id, seat, loaded=(version, doc))
-        return {"seat": seat, "token": token, "game": game}, etag_header(version)
+        claimed, token = service().claim_seat(game_id, seat, request.get("name"))
+        return {"seat": seat, "token": token, "game": service().view_of(claimed, seat)}, etag_header(claimed.version)
 
 
 @blp.route("/<game_id>/seats/<int:seat>/leave")

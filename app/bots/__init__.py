@@ -7,9 +7,16 @@ from .policies import casual_bot, greedy_bot, random_bot
 BOTS = {"random": random_bot, "casual": casual_bot, "greedy": greedy_bot, "montecarlo": montecarlo_bot,
         "expert": expert_bot}
 
-# Levels for human players, weakest first: level n is LEVELS[n - 1]. Their measured strengths
-# (win rate and Elo against greedy, bench/bots.py) are in the README.
-LEVELS = ("random", "casual", "greedy", "montecarlo", "expert")
+# Levels for human players, weakest first: level n is LEVELS[n - 1], with what a player meets
+# there. Their measured strengths (win rate and Elo against greedy, bench/bots.py) are in the README.
+LEVEL_SUMMARIES = {
+    "random": "Plays any legal card: learning the rules.",
+    "casual": "Takes what it sees half the time, plays at random otherwise: a beginner.",
+    "greedy": "Always takes the best capture it sees now: a steady club player.",
+    "montecarlo": "Samples the hidden hands and plays each card out: strong.",
+    "expert": "Samples the hidden hands and searches ahead: the house's strongest.",
+}
+LEVELS = tuple(LEVEL_SUMMARIES)
 
 
 def choose_action(kind: str, knowledge: dict, rng) -> dict:

@@ -8,6 +8,7 @@ version exactly one wins, and nothing is half-applied.
 import json
 import logging
 import time
+from typing import NamedTuple
 
 import redis
 
@@ -62,6 +63,12 @@ return 0
 """
 
 
+class LoadedGame(NamedTuple):
+    """A game read from the store: the version it is at, and its document."""
+    version: int
+    doc: dict
+
+
 class GameMissing(Exception):
     pass
 
@@ -106,11 +113,11 @@ class GameStore:
         last; each write starts its status's time again."""
         return self.ttl_by_status[doc["status"]]
 
-    def load(self, game_id: str) -> tuple[int, dict]:
+    def load(self, game_id: str) -> LoadedGame:
         version, doc = self.redis.hmget(state_key(game_id), "version", "doc")
         if version is None:
             raise GameMissing(game_id)
-        return int(version), json.loads(doc)
+        return LoadedGame(int(version), json.loads(doc))
 
     def version(self, game_id: str) -> int:
         version = self.redis.hget(state_key(game_id), "version")

@@ -15,7 +15,6 @@ import logging
 import queue
 import threading
 import time
-import weakref
 from collections import defaultdict
 
 import redis
@@ -54,19 +53,9 @@ class Watcher:
             return None
 
 
-_HUBS = weakref.WeakSet()  # this process's hubs, for close_all
-
-
-def close_all():
-    """The process is stopping: end every stream and long poll of every hub in it."""
-    for hub in list(_HUBS):
-        hub.close()
-
-
 class LiveHub:
     def __init__(self, store, render):
         """`render(event)` turns one visible event into what a stream sends (done once per viewer)."""
-        _HUBS.add(self)
         self.store, self.render = store, render
         self._feed = ChangeFeed(store.redis, store.feed_commands)
         self._watchers = defaultdict(set)

@@ -15,7 +15,8 @@ from ..engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from
 from ..errors import GameNotFound, InvalidRequest, TooManyMatchGames
 from .play import PlayedGame, deck_seed, play_game, seating, standings, tally
 from ..games.seats import outside_bot_id, registered_bot_of
-from ..games.service import FALLBACK_BOT, FINISHED, utc_now
+from ..games.moves import FALLBACK_BOT
+from ..games.records import FINISHED, utc_now
 from ..games.store import GameExists, GameMissing
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,11 @@ LIVE_SEATING = "seats rotate every game; every game deals a deck of its own (no 
 
 
 class MatchService:
-    def __init__(self, store, games, dispatcher, bots):
-        self.store = store
-        self.games = games
-        self.dispatcher = dispatcher
-        self.bots = bots
-        games.on_game_over = lambda match: self.advance(match["id"])
-        games.on_turn_timeout = self.turn_timed_out
+    def __init__(self, store, games, writer, dispatcher, accounts):
+        """`games` to read and seat games, `writer` to store match games, `accounts` for the
+        registered bots that play in them."""
+        self.store, self.games, self.writer = store, games, writer
+        self.dispatcher, self.accounts = dispatcher, accounts
 
     def create_match(self, request: dict, client: str, cap: int) -> dict:
         """Queue a match for `client` (an address), whose running match games may not pass `cap` (0: no cap)."""
@@ -47,7 +46,7 @@ class MatchService:
         rules.check_players(len(bots))
         outside = [outside_bot_id(b) for b in bots if outside_bot_id(b)]
         unknown = [b for b in bots if b not in self.games.bot_kinds and not
-                   (outside_bot_id(b) and self.bots.exists(outside_bot_id(b)))]
+                   (outside_bot_id(b) and self.accounts.exists(outside_bot_id(b)))]
         if unknown:
             raise InvalidRequest(f"bots: unknown bot(s) {unknown}; built-in kinds: {', '.join(self.games.bot_kinds)}, "
                                  "or bot:<id> for a registered bot", field="bots")
@@ -76,8 +75,8 @@ class MatchService:
         seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
                  for entrant in played.entrants]
         try:
-            self.games.store_new_game(game_id, played.game, seats, played.events, dealing=doc.get("dealing", "server"),
-                                      match={"id": match_id, "index": index, "entrants": played.entrants})
+            self.writer.create(game_id, played.game, seats, played.events, dealing=doc.get("dealing", "server"),
+                               match={"id": match_id, "index": index, "entrants": played.entrants})
         except GameExists:
             pass  # stored by an earlier run of this job
         return self._record(doc, index, game_id, played)
@@ -92,7 +91,7 @@ class MatchService:
         names = [doc["bots"][entrant] for entrant in played.entrants]
         if len(names) == 2 and names[0] != names[1]:  # Elo rates two different entrants
             winner = played.game.winner
-            self.bots.rate_game(names[winner], names[1 - winner])
+            self.accounts.rate_game(names[winner], names[1 - winner])
         return True
 
     # ----- live matches (a registered bot plays) ----------------------------------------------
@@ -103,12 +102,12 @@ class MatchService:
         while doc.get("live") and totals.get("games_done", 0) < doc["games_total"]:
             index = int(totals.get("games_done", 0))
             game_id = match_game_id(match_id, index)
-            try:
-                _, game_doc = self.games.store.load(game_id)
-            except GameMissing:
+            loaded = self.games.find(game_id)
+            if loaded is None:
                 if "forfeited_by" not in totals:
                     self._start_live_game(doc, index, game_id)
                 break
+            game_doc = loaded.doc
             if game_doc["status"] != FINISHED:
                 break
             game = game_from_dict(game_doc["engine"], record_events=False)
@@ -126,19 +125,19 @@ class MatchService:
         seats = []
         for entrant in entrants:
             bot = doc["bots"][entrant]
-            name = self.bots.name_of(outside_bot_id(bot)) if outside_bot_id(bot) else bot
+            name = self.accounts.name_of(outside_bot_id(bot)) if outside_bot_id(bot) else bot
             # A registered bot's seat is played over HTTP like a human's, on the turn timer.
             seats.append({"type": "human" if outside_bot_id(bot) else "bot", "bot": bot, "name": f"{name} #{entrant}"})
         try:
-            self.games.store_new_game(game_id, game, seats, game.events, turn_timeout_seconds=doc["move_seconds"],
-                                      dealing=doc.get("dealing", "server"),
-                                      match={"id": doc["id"], "index": index, "entrants": entrants})
+            self.writer.create(game_id, game, seats, game.events, turn_timeout_seconds=doc["move_seconds"],
+                               dealing=doc.get("dealing", "server"),
+                               match={"id": doc["id"], "index": index, "entrants": entrants})
         except GameExists:
             pass  # started by another caller of advance
 
     def turn_timed_out(self, game_id: str, seat: int):
         """A registered bot's turn timer ran out in a match game: counted; too many forfeit the match."""
-        _, game_doc = self.games.store.load(game_id)
+        game_doc = self.games.load(game_id).doc
         match, info = game_doc.get("match"), game_doc["seats"][seat]
         if not match or not registered_bot_of(info):
             return
@@ -149,7 +148,7 @@ class MatchService:
                 doc, _ = self._load(match["id"])
                 if doc.get("client"):  # the games that will never start hold no share of the client's cap
                     self.store.release_games(doc["client"], doc["games_total"] - match["index"] - 1)
-            self.games.hand_to_bot(game_id, seat, FALLBACK_BOT)
+            self.games.hand_to_bot(self.games.load(game_id), seat, FALLBACK_BOT)
 
     def status(self, match_id: str) -> dict:
         doc, totals = self.advance(match_id)  # a live match: mends a hand-off that a crash cut short
@@ -167,8 +166,8 @@ class MatchService:
 
     def _game_in_play(self, doc, index) -> bool:
         try:
-            self.games.store.version(match_game_id(doc["id"], index))
-        except GameMissing:
+            self.games.version(match_game_id(doc["id"], index))
+        except GameNotFound:
             return False
         return True
 

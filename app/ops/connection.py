@@ -21,9 +21,9 @@ StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutEr
                     redis.exceptions.TryAgainError)
 
 
-def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
+def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,
             max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> redis.Redis:
-    """A client for `url`; with no URL, the embedded in-process server (one per process).
+    """A client for `url`.
 
     A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a
     compare-and-set resent after a lost answer would report its own write as a conflict).
@@ -31,27 +31,13 @@ def connect(url: str | None, socket_timeout: float | None = STORE_TIMEOUT,
     live streams hold none of it (app/live/hub.py), and a request that finds it exhausted for
     `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
     """
-    if url:
-        if cluster:
-            return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
-                                               max_connections=max_connections)
-        pool = redis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
-            socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
-        return redis.Redis(connection_pool=pool)
-    import fakeredis
-    return fakeredis.FakeRedis(server=_embedded_server())
-
-
-_EMBEDDED = None
-
-
-def _embedded_server():
-    global _EMBEDDED
-    if _EMBEDDED is None:
-        import fakeredis
-        _EMBEDDED = fakeredis.FakeServer()
-    return _EMBEDDED
+    if cluster:
+        return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
+                                           max_connections=max_connections)
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
+        socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
+    return redis.Redis(connection_pool=pool)
 
 
 # How change notices travel: (publish, subscribe, unsubscribe) and their message types.

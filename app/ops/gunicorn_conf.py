@@ -32,13 +32,13 @@ def on_starting(server):
 
 def post_worker_init(worker):
     # Imported in the worker, after gevent has patched the standard library.
-    from app.live.hub import close_all
     from app.ops.logs import use_json_logs
+    from app.wiring import close_streams
     use_json_logs()
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):
-        close_all()
+        close_streams()
         stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, stop)

@@ -1,0 +1,70 @@
+"""A game as the store keeps it, and what follows from its document alone."""
+
+from datetime import datetime, timezone
+from typing import NamedTuple
+
+from ..engine import OVER, observation
+from .seats import public_seats
+
+OPEN, ACTIVE, FINISHED = "open", "active", "finished"
+
+
+class Written(NamedTuple):
+    """A write that stood: what the after-write effects act on."""
+    doc: dict
+    version: int
+    game: object  # the engine's Game at that version
+    previous_status: str | None  # None for a game just created
+    owed: tuple[str, float] | None  # the move the game now owes (see owed_move)
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def status_of(doc, game) -> str:
+    if game.phase == OVER:
+        return FINISHED
+    return OPEN if any(s["type"] == "open" for s in doc["seats"]) else ACTIVE
+
+
+def owed_move(doc, game) -> tuple[str, float] | None:
+    """("bot", 0) when a bot must move now, ("timer", seconds) when a timed human's turn starts, else None."""
+    if doc["status"] != ACTIVE:
+        return None
+    waiting_on = {doc["seats"][seat]["type"] for seat in game.awaiting()}
+    if "bot" in waiting_on:
+        return "bot", 0
+    if "human" in waiting_on and doc.get("turn_timeout_seconds"):
+        return "timer", doc["turn_timeout_seconds"]
+    return None
+
+
+def number_events(doc, events) -> list[dict]:
+    """Ids for new events; the document remembers where the current deal's events start."""
+    first = doc["event_count"] + 1
+    doc["event_count"] += len(events)
+    numbered = [{"id": first + i, **event} for i, event in enumerate(events)]
+    for event in numbered:
+        if event["type"] == "deal":
+            doc["deal_event_id"] = event["id"]
+    return numbered
+
+
+def summary(doc, version) -> dict:
+    engine = doc["engine"]
+    return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
+            "preset": doc["rules"]["preset"], "seats": public_seats(doc),
+            "scores": engine["scores"], "winner": engine["winner"], "dealing": doc.get("dealing", "server"),
+            "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
+
+
+def view_of(doc, version, game, seat) -> dict:
+    """What `seat` (None: a spectator) sees of the game: the engine's observation and the resource's own fields."""
+    view = observation(game, seat)
+    view.update(summary(doc, version))
+    seed = view.get("seed")
+    view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=seed,
+                seed_salt=doc.get("seed_salt") if seed is not None else None,
+                event_count=doc["event_count"], turn_timeout_seconds=doc.get("turn_timeout_seconds"))
+    return view

@@ -1,0 +1,53 @@
+"""The sweeper's bookkeeping: no game stalls on a lost job, and listings forget expired games."""
+
+import time
+
+from ..engine import game_from_dict
+from .records import owed_move
+from .store import GameMissing
+
+
+class Sweeper:
+    def __init__(self, store, dispatcher):
+        self.store, self.dispatcher = store, dispatcher
+
+    def stalled_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
+        """(game id, version, "bot" or "timer") of the games whose owed move is overdue by the
+        cut-off: its job may have been lost (or never queued: the store failed after the write).
+
+        Only games noted as owing a move are read, oldest first. The note is a hint written
+        before each write; the game's own document says what is owed and when: a game that owes
+        nothing now is dropped from the notes, one not due yet is noted again for its due time.
+        """
+        stalled = []
+        now = time.time()
+        for game_id, noted_at in self.store.moves_due_before(now - older_than_seconds, limit):
+            try:
+                version, doc = self.store.load(game_id)
+            except GameMissing:
+                self.store.forget_due_move(game_id, noted_at)
+                continue
+            owed = owed_move(doc, game_from_dict(doc["engine"], record_events=False))
+            if owed is None:
+                self.store.forget_due_move(game_id, noted_at)
+            elif (doc.get("move_due_at") or 0) > now - older_than_seconds:
+                self.store.note_due_move(game_id, doc["move_due_at"], later=True)
+            else:
+                stalled.append((game_id, version, owed[0]))
+                self.store.note_due_move(game_id, now, later=True)  # looked at again after another stall
+        return stalled
+
+    def redispatch_stalled(self, older_than_seconds: float) -> int:
+        stalled = self.stalled_games(older_than_seconds)
+        for game_id, version, kind in stalled:
+            if kind == "bot":
+                self.dispatcher.bot_turn(game_id, version)
+            else:
+                self.dispatcher.turn_timeout(game_id, version, 0)
+        return len(stalled)
+
+    def prune_listings(self, limit: int = 1000) -> int:
+        """Drop expired games from the listings, also those nobody lists (they would grow forever)."""
+        now = time.time()
+        return sum(self.store.prune_index(status, now - ttl, limit)
+                   for status, ttl in self.store.ttl_by_status.items() if ttl)

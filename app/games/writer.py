@@ -1,0 +1,100 @@
+"""Every write of a game goes through here: the owed move noted first, then the compare-and-set,
+then the after-write effects the wiring gave (queue the owed move, tell outside bots their turn,
+metrics, a match's hand-off), in that order."""
+
+import logging
+import secrets
+import time
+from contextlib import contextmanager
+
+from ..engine import commitment, game_to_dict
+from ..errors import GameNotFound, OutcomeUnknown, StaleVersion
+from ..ops import metrics
+from ..ops.connection import StoreUnavailable
+from .records import FINISHED, Written, number_events, owed_move, status_of, utc_now
+from .store import GameMissing, LoadedGame, VersionConflict, WriteOutcomeUnknown
+
+log = logging.getLogger(__name__)
+
+
+@contextmanager
+def found(game_id: str):
+    """A game missing from the store is a 404 for the caller."""
+    try:
+        yield
+    except GameMissing:
+        raise GameNotFound(f"no game {game_id}") from None
+
+
+class GameWriter:
+    def __init__(self, store, effects=()):
+        """`effects`: callables of a `Written`, run after each write that stood. One that fails
+        with the store unavailable leaves the write answered: the sweeper or the next read mends."""
+        self.store = store
+        self.effects = tuple(effects)
+
+    def create(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
+               turn_timeout_seconds: int | None = None, dealing: str = "server",
+               match: dict | None = None) -> LoadedGame:
+        """Keep a new game (or a finished match game with its whole log) as a resource."""
+        salt = secrets.token_hex(16)
+        doc = {
+            "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
+            "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,
+            "created_at": utc_now(), "updated_at": utc_now(),
+            "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
+            "match": match,
+        }
+        doc["status"] = status_of(doc, game)
+        owed = self._note_owed_move(doc, game)
+        try:
+            version = self.store.create(game_id, doc, number_events(doc, events))
+        except WriteOutcomeUnknown:
+            raise OutcomeUnknown("the store stopped answering while the game was created: it may exist; "
+                                 "retry with the same Idempotency-Key") from None
+        metrics.GAMES_CREATED.inc()
+        self._after(Written(doc, version, game, None, owed))
+        return LoadedGame(version, doc)
+
+    def write(self, loaded: LoadedGame, game, events: list[dict]) -> tuple[int, list[dict]]:
+        """Write `game` as the version after `loaded`, with its new `events`: that version, and the
+        events as numbered in the game's log."""
+        doc = loaded.doc
+        previous = doc["status"]
+        doc["engine"] = game_to_dict(game)
+        doc["status"] = status_of(doc, game)
+        doc["updated_at"] = utc_now()
+        owed = self._note_owed_move(doc, game)
+        numbered = number_events(doc, events)
+        try:
+            with found(doc["id"]):
+                version = self.store.compare_and_set(doc["id"], loaded.version, doc, numbered, previous)
+        except VersionConflict as conflict:
+            metrics.STALE_WRITES.inc()
+            raise StaleVersion(conflict.current_version) from None
+        except WriteOutcomeUnknown:
+            raise OutcomeUnknown("the store stopped answering during the write: the action may or may not "
+                                 "have been applied; read the view and compare its version with your If-Match "
+                                 "before acting again") from None
+        self._after(Written(doc, version, game, previous, owed))
+        return version, numbered
+
+    def _note_owed_move(self, doc, game):
+        """Note the move the new state will owe (a bot's, or a turn timer's) before writing it, so no
+        failure after the write can leave it unnoted: the sweeper finds it. A note for a write that
+        loses its race is harmless: the sweeper reads what the game really owes."""
+        owed = owed_move(doc, game)
+        doc["move_due_at"] = None if owed is None else time.time() + owed[1]
+        if owed is not None:
+            self.store.note_due_move(doc["id"], doc["move_due_at"])
+        return owed
+
+    def _after(self, written: Written):
+        if written.doc["status"] == FINISHED and written.previous_status != FINISHED:
+            metrics.GAMES_FINISHED.inc()
+        for effect in self.effects:
+            try:
+                effect(written)
+            except StoreUnavailable as error:
+                log.warning("after writing game %s at version %d, %s did not reach the store: %s",
+                            written.doc["id"], written.version, getattr(effect, "__name__", effect), error)

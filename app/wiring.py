@@ -1,0 +1,103 @@
+"""A process's services, built once, and the state a process holds: the secret seat tokens
+derive from when none is configured, the in-process store of the embedded mode without a Redis
+server, the live hubs its streams wait on, and a worker's services for the jobs it runs.
+
+The API process builds its services in `create_app`; a `ronda worker` process builds one set per
+live queue it serves jobs for (`job_services`), kept for every later job.
+"""
+
+import secrets
+import weakref
+
+from .accounts.service import BotService
+from .accounts.store import BotStore
+from .bots import BOTS
+from .games.effects import HandOffMatch, PostTurns, QueueOwedMove
+from .games.moves import BotMoves
+from .games.records import utc_now
+from .games.seats import Seats
+from .games.service import GameService
+from .games.store import GameStore
+from .games.sweeper import Sweeper
+from .games.writer import GameWriter
+from .jobs.dispatch import InProcessDispatcher, RQDispatcher
+from .live.hub import LiveHub
+from .matches.service import MatchService
+from .matches.store import MatchStore
+from .ops.config import settings
+from .ops.connection import connect
+
+_PROCESS_SECRET = secrets.token_bytes(32)
+_in_process_server = None
+_hubs = weakref.WeakSet()
+_job_services: dict[str, "Services"] = {}
+
+
+class Services:
+    """Stores, services and the dispatcher of one deployment's configuration, wired once. The
+    in-process dispatcher is handed this container while it is built: it runs tasks on it later."""
+
+    def __init__(self, config: dict, in_process: bool, queue_client=None):
+        queue_client = queue_client or redis_client(config["REDIS_URL"], config["REDIS_MAX_CONNECTIONS"])
+        client = store_client(config, queue_client)
+        self.dispatcher = InProcessDispatcher(self) if in_process else RQDispatcher(queue_client, config["BOT_QUEUE"])
+        ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
+                         "finished": config["FINISHED_GAME_TTL"]}
+        self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
+        self.accounts = BotService(BotStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]), utc_now)
+        self.writer = GameWriter(self.store, effects=(
+            QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
+        self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)
+        self.moves = BotMoves(self.games)
+        self.sweeper = Sweeper(self.store, self.dispatcher)
+        self.matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), self.games, self.writer,
+                                    self.dispatcher, self.accounts)
+
+
+def secret_key(config: dict) -> bytes:
+    """The server secret that seat tokens derive from. Without RONDA_SECRET_KEY, one drawn for this
+    process: tokens still work everywhere (their hashes are stored), but an idempotent replay of an
+    answer with tokens needs the secret that made them, so every API process must share one."""
+    configured = config.get("SECRET_KEY")
+    return configured.encode() if configured else _PROCESS_SECRET
+
+
+def redis_client(url: str | None, max_connections: int, **options):
+    """A client for `url`; without one, this process's in-process store (the embedded mode on a
+    platform where no redis-server can run)."""
+    if url:
+        return connect(url, max_connections=max_connections, **options)
+    global _in_process_server
+    import fakeredis
+    if _in_process_server is None:
+        _in_process_server = fakeredis.FakeServer()
+    return fakeredis.FakeRedis(server=_in_process_server)
+
+
+def store_client(config: dict, queue_client):
+    """The games' Redis: the cluster when REDIS_CLUSTER_URL is set, else the queues' own."""
+    if not config.get("REDIS_CLUSTER_URL"):
+        return queue_client
+    return connect(config["REDIS_CLUSTER_URL"], max_connections=config["REDIS_MAX_CONNECTIONS"], cluster=True)
+
+
+def live_hub(services: Services, render) -> LiveHub:
+    """The hub an API process's streams and long polls wait on (one per app)."""
+    hub = LiveHub(services.store, render)
+    _hubs.add(hub)
+    return hub
+
+
+def close_streams():
+    """The process is stopping: end every stream and long poll of every hub in it."""
+    for hub in list(_hubs):
+        hub.close()
+
+
+def job_services(live_queue: str, queue_client) -> Services:
+    """A worker process's services for the jobs of a deployment's live queue (on the queues' Redis,
+    `queue_client`), built at its first job and kept."""
+    if live_queue not in _job_services:
+        _job_services[live_queue] = Services(settings() | {"BOT_QUEUE": live_queue}, in_process=False,
+                                             queue_client=queue_client)
+    return _job_services[live_queue]
