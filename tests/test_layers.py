@@ -2,6 +2,7 @@
 HTTP), and every typed error reaches HTTP with a status of its own, never a guessed one."""
 
 import ast
+import re
 import inspect
 from pathlib import Path
 
@@ -52,3 +53,22 @@ def test_every_service_error_carries_its_own_status_and_code():
         if issubclass(cls, errors.ServiceError) and cls is not errors.ServiceError:
             assert 400 <= cls.status < 600 and cls.code != errors.ServiceError.code, cls
             assert cls.status != errors.ServiceError.status, f"{cls.__name__} would be a 500"
+
+
+CLIENT = APP / "static" / "client"
+CLIENT_STATE = ("api.js", "session.js", "game.js", "sse.js")  # state and HTTP: no drawing
+
+
+def test_the_web_clients_state_modules_draw_nothing():
+    for name in CLIENT_STATE:
+        source = (CLIENT / name).read_text()
+        assert "document." not in source and '"./dom.js"' not in source, f"{name} touches the page"
+    assert "localStorage" not in (CLIENT / "api.js").read_text(), "api.js is HTTP only"
+
+
+def test_the_web_client_takes_bots_and_rules_from_the_server():
+    sources = {path.name: path.read_text() for path in CLIENT.glob("*.js")}
+    assert not any("BOTS" in source for source in sources.values()), "a bot list of the client's own"
+    assert all('"/bots/levels"' in sources[page] for page in ("lobby.js", "matches.js"))
+    # No rule of the game in the client: it never works out what a capture or a pile leaves on the table.
+    assert not any(re.search(r"table\.filter\(|event\.taken\.includes", source) for source in sources.values())

@@ -10,6 +10,10 @@ export class Problem extends Error {
   }
 }
 
+export function errorText(error) {
+  return error.code ? `${error.message} (${error.code})` : String(error.message || error);
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function call(method, path, { body, token, version } = {}) {
@@ -44,36 +48,6 @@ export async function allEvents(gameId, token) {
   }
 }
 
-// A seat's token, kept so that a reload (or a shared device) returns to the game.
-const seatKey = (gameId) => `ronda:seat:${gameId}`;
-
-export function savedSeat(gameId) {
-  try {
-    return JSON.parse(localStorage.getItem(seatKey(gameId)));
-  } catch {
-    return null;
-  }
-}
-
-export function saveSeat(gameId, seat, token) {
-  localStorage.setItem(seatKey(gameId), JSON.stringify({ seat, token }));
-}
-
-export function forgetSeat(gameId) {
-  localStorage.removeItem(seatKey(gameId));
-}
-
-export function playerName() {
-  return localStorage.getItem("ronda:name") || "";
-}
-
-export function rememberName(name) {
-  localStorage.setItem("ronda:name", name);
-}
-
 export async function claimSeat(gameId, seat, name) {
-  rememberName(name);
-  const claimed = await post(`/games/${gameId}/seats/${seat}`, { name: name || "Guest" });
-  saveSeat(gameId, claimed.seat, claimed.token);
-  return claimed;
+  return post(`/games/${gameId}/seats/${seat}`, { name: name || "Guest" });
 }

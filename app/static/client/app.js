@@ -1,5 +1,6 @@
 // The router: each address after # is a page; a reload or a shared link lands on the same page.
-import { errorText, h, show } from "./dom.js";
+import { errorText } from "./api.js";
+import { h, show } from "./dom.js";
 import { lobby } from "./lobby.js";
 import { matchesPage, matchPage, replayPage } from "./matches.js";
 import { rulesPage } from "./rules.js";
@@ -15,13 +16,21 @@ const ROUTES = [
   [/^\/rules$/, rulesPage],
 ];
 
+// Each page draws itself and may return its unmount (streams closed, timers stopped), run
+// before the next page is drawn. Pages load one after another: a page still loading when the
+// address changes draws, then is unmounted, and never draws over the page that follows.
+let unmount = () => {};
+
 async function route() {
+  unmount();
+  unmount = () => {};
   const path = location.hash.replace(/^#/, "") || "/";
   for (const [pattern, page] of ROUTES) {
     const match = path.match(pattern);
     if (!match) continue;
     try {
-      await page(...match.slice(1));
+      const stop = await page(...match.slice(1));
+      if (typeof stop === "function") unmount = stop;
     } catch (error) {
       show(h("section", { class: "panel" }, h("h1", {}, "Something went wrong"),
         h("p", { class: "error", role: "alert" }, errorText(error)), h("p", {}, h("a", { href: "#/" }, "Back to the lobby"))));
@@ -31,5 +40,7 @@ async function route() {
   show(h("section", { class: "panel" }, h("h1", {}, "No such page"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby"))));
 }
 
-window.addEventListener("hashchange", route);
-route();
+let routing = Promise.resolve();
+const next = () => { routing = routing.then(route); };
+window.addEventListener("hashchange", next);
+next();

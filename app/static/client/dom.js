@@ -18,12 +18,6 @@ export function show(...children) {
   return main;
 }
 
-export function errorText(error) {
-  return error.code ? `${error.message} (${error.code})` : String(error.message || error);
-}
-
-export const BOTS = ["greedy", "random", "montecarlo", "expert"];
-
 export function link(path) {
   return `${location.origin}${location.pathname}#${path}`;
 }

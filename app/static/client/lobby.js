@@ -1,6 +1,9 @@
 // The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
-import { claimSeat, get, playerName, post, rememberName, saveSeat } from "./api.js";
-import { errorText, h, link, show } from "./dom.js";
+import { errorText, get, post } from "./api.js";
+import { h, link, show } from "./dom.js";
+import { playerName, rememberName, saveSeat, takeSeat } from "./session.js";
+
+const LIST_REFRESH_MS = 3000;
 
 export async function lobby() {
   const [presets, levels] = await Promise.all([get("/rules/presets"), get("/bots/levels")]);
@@ -53,7 +56,7 @@ export async function lobby() {
 
   async function join(game, seat) {
     try {
-      await claimSeat(game.id, seat, name.value.trim());
+      await takeSeat(game.id, seat, name.value.trim());
       location.hash = `#/games/${game.id}`;
     } catch (error) {
       message.textContent = errorText(error);
@@ -92,4 +95,6 @@ export async function lobby() {
       h("p", { class: "muted" }, "Share a game's address to let others watch it: ", h("code", {}, link("/games/<id>")))),
   );
   await refreshLists();
+  const timer = setInterval(() => refreshLists().catch(() => {}), LIST_REFRESH_MS); // games opened elsewhere appear
+  return () => clearInterval(timer);
 }

@@ -1,18 +1,18 @@
 // Bot-only matches: start one, follow its progress, read the standings, replay any of its games.
-import { allEvents, get, post } from "./api.js";
+import { allEvents, errorText, get, post } from "./api.js";
 import { cardRow } from "./cards.js";
-import { BOTS, errorText, h, show } from "./dom.js";
+import { h, show } from "./dom.js";
 import { campName, describe } from "./words.js";
 
 const percent = (x) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
 
 export async function matchesPage() {
-  const [presets, registered, ladder] = await Promise.all([
-    get("/rules/presets"), get("/bots?page=1&page_size=100"), get("/ratings")]);
+  const [presets, levels, registered, ladder] = await Promise.all([
+    get("/rules/presets"), get("/bots/levels"), get("/bots?page=1&page_size=100"), get("/ratings")]);
   const message = h("p", { class: "error", role: "alert" });
   const entrants = h("div", { class: "seats" });
   const botSelect = (index, chosen) => h("label", {}, `Entrant ${index}`, h("select", { name: "bot" },
-    BOTS.map((bot) => h("option", { value: bot, selected: bot === chosen }, bot)),
+    levels.map(({ bot }) => h("option", { value: bot, selected: bot === chosen }, bot)),
     registered.map((bot) => h("option", { value: bot.entrant }, `${bot.name} (registered bot)`))));
   entrants.append(botSelect(0, "greedy"), botSelect(1, "random"));
   const games = h("input", { id: "games", type: "number", min: 1, max: 1000, value: 20 });
@@ -52,77 +52,72 @@ export async function matchesPage() {
   }
 }
 
-export async function matchPage(matchId) {
-  const here = location.hash;
-  for (;;) {
-    const match = await get(`/matches/${matchId}`);
-    if (location.hash !== here) return;
-    const games = await get(`/matches/${matchId}/games?page=1&page_size=100`);
-    show(h("section", { class: "panel" },
-      h("h1", {}, `Match: ${match.bots.join(" vs ")}`),
-      h("p", {}, `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}`),
-      h("progress", { max: match.games_total, value: match.games_done }),
-      h("div", { class: "scroll" }, h("table", { id: "standings" },
-        h("thead", {}, h("tr", {}, ["Entrant", "Bot", "Wins", "Win rate", "95% interval", "Mean points", "ms a move"]
-          .map((title) => h("th", {}, title)))),
-        h("tbody", {}, match.entrants.map((e) => h("tr", {},
-          h("td", {}, e.entrant), h("td", {}, e.bot), h("td", {}, e.wins), h("td", {}, percent(e.win_rate)),
-          h("td", {}, `${percent(e.win_rate_low)} – ${percent(e.win_rate_high)}`),
-          h("td", {}, e.mean_points?.toFixed(1) ?? "–"), h("td", {}, e.mean_ms_per_move?.toFixed(2) ?? "–")))))),
-      h("p", { class: "muted" }, match.seating),
-      h("h2", {}, "Games"),
-      h("ul", { class: "games", id: "match-games" }, games.map((game) => h("li", {},
-        h("span", {}, `${game.seats.map((s) => s.name).join(" vs ")}: ${game.scores.join(" – ")}`),
-        h("a", { class: "button small", href: `#/replay/${game.id}` }, "Replay"))))));
-    if (match.status === "finished") return;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+export function matchPage(matchId) {
+  let stopped = false;
+  (async () => {
+    while (!stopped) {
+      const match = await get(`/matches/${matchId}`);
+      const games = await get(`/matches/${matchId}/games?page=1&page_size=100`);
+      if (stopped) return;
+      show(h("section", { class: "panel" },
+        h("h1", {}, `Match: ${match.bots.join(" vs ")}`),
+        h("p", {}, `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}`),
+        h("progress", { max: match.games_total, value: match.games_done }),
+        h("div", { class: "scroll" }, h("table", { id: "standings" },
+          h("thead", {}, h("tr", {}, ["Entrant", "Bot", "Wins", "Win rate", "95% interval", "Mean points", "ms a move"]
+            .map((title) => h("th", {}, title)))),
+          h("tbody", {}, match.entrants.map((e) => h("tr", {},
+            h("td", {}, e.entrant), h("td", {}, e.bot), h("td", {}, e.wins), h("td", {}, percent(e.win_rate)),
+            h("td", {}, `${percent(e.win_rate_low)} – ${percent(e.win_rate_high)}`),
+            h("td", {}, e.mean_points?.toFixed(1) ?? "–"), h("td", {}, e.mean_ms_per_move?.toFixed(2) ?? "–")))))),
+        h("p", { class: "muted" }, match.seating),
+        h("h2", {}, "Games"),
+        h("ul", { class: "games", id: "match-games" }, games.map((game) => h("li", {},
+          h("span", {}, `${game.seats.map((s) => s.name).join(" vs ")}: ${game.scores.join(" – ")}`),
+          h("a", { class: "button small", href: `#/replay/${game.id}` }, "Replay"))))));
+      if (match.status === "finished") return;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })().catch((error) => {
+    if (!stopped) show(h("section", { class: "panel" }, h("p", { class: "error", role: "alert" }, errorText(error))));
+  });
+  return () => { stopped = true; };
 }
 
-// The table after each event, worked out from the public event log alone.
-function positions(events, camps) {
-  let table = [], scores = Array(camps).fill(0), captured = Array(camps).fill(0);
-  const steps = [];
-  for (const event of events) {
-    switch (event.type) {
-      case "deal": table = [...event.table]; break;
-      case "drop": table = [...table, event.card]; break;
-      case "capture": table = table.filter((card) => !event.taken.includes(card));
-        captured = captured.map((n, camp) => camp === event.camp ? n + 1 + event.taken.length : n); break;
-      case "pile_formed": case "pile_joined": table = table.filter((card) => !(event.cards ?? [event.card]).includes(card)); break;
-      case "pile_collected": case "table_swept":
-        table = table.filter((card) => !event.cards.includes(card));
-        captured = captured.map((n, camp) => camp === event.camp ? n + event.cards.length : n); break;
-      case "score": scores = scores.map((n, camp) => camp === event.camp ? n + event.points : n); break;
-      case "round_end": scores = [...event.scores]; captured = Array(camps).fill(0); break;
-      case "game_over": scores = [...event.scores]; break;
-    }
-    steps.push({ event, table, scores, captured });
-  }
-  return steps;
+// The scores after each event, as the events give them: a round's end states them, each score
+// event adds its points. The client keeps no rules of its own: the table is shown as each deal
+// dealt it (the log says what happened to it since).
+function steps(events, camps) {
+  let scores = Array(camps).fill(0), dealt = [];
+  return events.map((event) => {
+    if (event.type === "deal") dealt = event.table;
+    if (event.type === "score") scores = scores.map((n, camp) => camp === event.camp ? n + event.points : n);
+    if (event.scores) scores = [...event.scores];
+    return { event, scores, dealt };
+  });
 }
 
 export async function replayPage(gameId) {
   const game = await get(`/games/${gameId}`);
   const events = await allEvents(gameId);
   const camps = new Set(game.camps).size;
-  const steps = positions(events, camps);
+  const replay = steps(events, camps);
   let at = 0;
-  const slider = h("input", { type: "range", min: 0, max: steps.length - 1, value: 0, id: "step" });
+  const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step" });
 
   function render() {
-    const step = steps[at];
+    const step = replay[at];
     slider.value = at;
     board.replaceChildren(
-      h("p", { id: "step-label" }, `Step ${at + 1} of ${steps.length}: `, h("b", {}, describe(step.event, game))),
+      h("p", { id: "step-label" }, `Step ${at + 1} of ${replay.length}: `, h("b", {}, describe(step.event, game))),
       h("div", { class: "scores" }, [...Array(camps).keys()].map((camp) => h("div", { class: "camp" },
-        h("span", { class: "who" }, campName(game, camp)), h("span", { class: "points" }, step.scores[camp]),
-        h("span", { class: "muted" }, ` captured ${step.captured[camp]}`)))),
-      h("h2", {}, "Table"), step.table.length ? cardRow(step.table) : h("p", { class: "muted" }, "empty"),
-      h("ol", { class: "log", start: Math.max(1, at - 7) }, steps.slice(Math.max(0, at - 8), at + 1)
+        h("span", { class: "who" }, campName(game, camp)), h("span", { class: "points" }, step.scores[camp])))),
+      h("h2", {}, "Table as this deal dealt it"),
+      step.dealt.length ? cardRow(step.dealt) : h("p", { class: "muted" }, "empty"),
+      h("ol", { class: "log", start: Math.max(1, at - 7) }, replay.slice(Math.max(0, at - 8), at + 1)
         .map((s) => h("li", {}, describe(s.event, game)))));
   }
-  const go = (to) => { at = Math.max(0, Math.min(steps.length - 1, to)); render(); };
+  const go = (to) => { at = Math.max(0, Math.min(replay.length - 1, to)); render(); };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const board = h("div", { id: "replay" });
   show(h("section", { class: "panel" },
@@ -132,7 +127,7 @@ export async function replayPage(gameId) {
       h("button", { onclick: () => go(0), "aria-label": "first" }, "⏮"),
       h("button", { onclick: () => go(at - 1), id: "previous", "aria-label": "previous" }, "◀"),
       h("button", { onclick: () => go(at + 1), id: "next", "aria-label": "next" }, "▶"),
-      h("button", { onclick: () => go(steps.length - 1), id: "last", "aria-label": "last" }, "⏭"), slider),
+      h("button", { onclick: () => go(replay.length - 1), id: "last", "aria-label": "last" }, "⏭"), slider),
     board));
   render();
 }

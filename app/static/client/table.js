@@ -1,94 +1,17 @@
-// A game at the table: your seat (with the token kept from creating or joining) or a spectator's view.
-// The view is the truth: every change (our action, a stream event) ends in reading it again.
-import { allEvents, claimSeat, forgetSeat, get, playerName, post, savedSeat } from "./api.js";
-import { cardBack, cardElement, cardName, cardRow } from "./cards.js";
-import { errorText, h, link, show } from "./dom.js";
-import { follow } from "./sse.js";
+// The table page draws a game's state (game.js) and nothing else: your seat's hand and actions,
+// or a spectator's view. It returns its unmount.
+import { errorText } from "./api.js";
+import { cardBack, cardName, cardRow } from "./cards.js";
+import { h, link, show } from "./dom.js";
+import { openGame } from "./game.js";
+import { playerName, takeSeat } from "./session.js";
 import { campName, describe } from "./words.js";
 
-const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
-
 export async function table(gameId) {
-  let seat = savedSeat(gameId);
-  let view;
-  try {
-    view = seat ? await get(`/games/${gameId}/view`, { token: seat.token }) : await get(`/games/${gameId}`);
-  } catch (error) {
-    if (!seat || error.status !== 401) throw error;
-    forgetSeat(gameId); // a token this game no longer knows: watch instead
-    seat = null;
-    view = await get(`/games/${gameId}`);
-  }
-  const token = seat?.token;
-  const viewPath = token ? `/games/${gameId}/view` : `/games/${gameId}`;
-  const log = await allEvents(gameId, token);
-  let notice = null;
-  let busy = false;
-  let connection = "connecting";
-  let refreshing = false;
-  let readAgain = false;
-
-  function accept(newer) {
-    if (newer.version >= view.version) view = newer;
-  }
-
-  // One read at a time; a change that comes during a read asks for one more read after it.
-  async function refresh() {
-    if (refreshing) {
-      readAgain = true;
-      return;
-    }
-    refreshing = true;
-    try {
-      do {
-        readAgain = false;
-        accept(await get(viewPath, { token }));
-      } while (readAgain);
-    } catch (error) {
-      notice = { text: `Could not read the game: ${errorText(error)}` };
-    } finally {
-      refreshing = false;
-    }
-    render();
-  }
-
-  async function act(action) {
-    if (busy) return;
-    busy = true;
-    notice = null;
-    render();
-    try {
-      const result = await post(`/games/${gameId}/actions`, action, { token, version: view.version });
-      accept(result.game);
-    } catch (error) {
-      if (error.status === 412) { // someone acted first: read again, then offer the move again if it still stands
-        accept(await get(viewPath, { token }));
-        const still = view.legal_actions.some((legal) => sameAction(legal, action));
-        notice = still
-          ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
-          : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
-      } else {
-        notice = { text: errorText(error) };
-      }
-    }
-    busy = false;
-    render();
-  }
-
-  const stop = follow(`/games/${gameId}/stream`, {
-    token,
-    after: log.at(-1)?.id ?? 0,
-    onEvent(event) {
-      if (!log.length || event.id > log.at(-1).id) log.push(event);
-      refresh();
-    },
-    onStatus(status) {
-      connection = status;
-      render();
-    },
-  });
-  window.addEventListener("hashchange", stop, { once: true });
-  refresh(); // a move made between reading the view and reading the log is in neither stream nor view
+  const game = await openGame(gameId);
+  const { state, act } = game;
+  const { seat } = state;
+  let view = state.view;
 
   const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
     : action.type === "declare" ? "Declare" : "Declare nothing";
@@ -125,10 +48,10 @@ export async function table(gameId) {
     const playable = new Set(view.legal_actions.filter((a) => a.type === "play").map((a) => a.card));
     const others = view.legal_actions.filter((a) => a.type !== "play");
     return h("section", { class: "hand", id: "hand" }, h("h2", {}, "Your hand"),
-      cardRow(view.hand, (card) => playable.has(card) && !busy
+      cardRow(view.hand, (card) => playable.has(card) && !state.busy
         ? { legal: true, onPick: () => act({ type: "play", card }) } : {}),
       others.length ? h("div", { class: "actions", id: "actions" }, others.map((action) =>
-        h("button", { "data-action": action.type, disabled: busy, onclick: () => act(action) }, actionLabel(action)))) : null);
+        h("button", { "data-action": action.type, disabled: state.busy, onclick: () => act(action) }, actionLabel(action)))) : null);
   }
 
   function declarations() {
@@ -161,8 +84,9 @@ export async function table(gameId) {
   }
 
   function render() {
-    if (location.hash !== `#/games/${gameId}`) return;
-    const logList = h("ol", { class: "log", id: "log" }, log.map((event) => h("li", {}, describe(event, view))));
+    view = state.view;
+    const { notice, connection } = state;
+    const logList = h("ol", { class: "log", id: "log" }, state.log.map((event) => h("li", {}, describe(event, view))));
     show(
       h("section", { class: "game-head" },
         h("h1", {}, `${view.preset} · ${seat ? `seat ${seat.seat}` : "watching"}`),
@@ -185,7 +109,9 @@ export async function table(gameId) {
     logList.scrollTop = logList.scrollHeight;
   }
 
+  game.subscribe(render);
   render();
+  return () => game.stop();
 }
 
 export function join(gameId, seatNumber) {
@@ -196,7 +122,7 @@ export function join(gameId, seatNumber) {
       onsubmit: async (event) => {
         event.preventDefault();
         try {
-          await claimSeat(gameId, seatNumber, name.value.trim());
+          await takeSeat(gameId, seatNumber, name.value.trim());
           location.hash = `#/games/${gameId}`;
         } catch (error) {
           message.textContent = errorText(error);

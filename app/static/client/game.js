@@ -1,0 +1,105 @@
+// A game at the table, as state with no drawing: the latest view, the event log, the seat (with
+// the token kept from creating or joining) or a spectator, the notice to show, and the rules of
+// the client loop: the view is the truth, every change (our action, a stream event) ends in
+// reading it again, one read at a time; a 412 reads again and offers the move again if it stands.
+import { allEvents, errorText, get, post } from "./api.js";
+import { forgetSeat, savedSeat } from "./session.js";
+import { follow } from "./sse.js";
+
+const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
+
+export async function openGame(gameId) {
+  let seat = savedSeat(gameId);
+  let view;
+  try {
+    view = seat ? await get(`/games/${gameId}/view`, { token: seat.token }) : await get(`/games/${gameId}`);
+  } catch (error) {
+    if (!seat || error.status !== 401) throw error;
+    forgetSeat(gameId); // a token this game no longer knows: watch instead
+    seat = null;
+    view = await get(`/games/${gameId}`);
+  }
+  const token = seat?.token;
+  const viewPath = token ? `/games/${gameId}/view` : `/games/${gameId}`;
+  const listeners = new Set();
+  const state = {
+    gameId, seat, view, log: await allEvents(gameId, token), notice: null, busy: false, connection: "connecting",
+  };
+  let refreshing = false;
+  let readAgain = false;
+
+  const changed = () => listeners.forEach((listener) => listener(state));
+
+  function accept(newer) {
+    if (newer.version >= state.view.version) state.view = newer;
+  }
+
+  async function refresh() {
+    if (refreshing) {
+      readAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        readAgain = false;
+        accept(await get(viewPath, { token }));
+      } while (readAgain);
+    } catch (error) {
+      state.notice = { text: `Could not read the game: ${errorText(error)}` };
+    } finally {
+      refreshing = false;
+    }
+    changed();
+  }
+
+  async function act(action) {
+    if (state.busy) return;
+    state.busy = true;
+    state.notice = null;
+    changed();
+    try {
+      const result = await post(`/games/${gameId}/actions`, action, { token, version: state.view.version });
+      accept(result.game);
+    } catch (error) {
+      if (error.status === 412) {
+        accept(await get(viewPath, { token }));
+        const still = state.view.legal_actions.some((legal) => sameAction(legal, action));
+        state.notice = still
+          ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
+          : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
+      } else {
+        state.notice = { text: errorText(error) };
+      }
+    }
+    state.busy = false;
+    changed();
+  }
+
+  const stopFollowing = follow(`/games/${gameId}/stream`, {
+    token,
+    after: state.log.at(-1)?.id ?? 0,
+    onEvent(event) {
+      if (!state.log.length || event.id > state.log.at(-1).id) state.log.push(event);
+      refresh();
+    },
+    onStatus(status) {
+      state.connection = status;
+      changed();
+    },
+  });
+  refresh(); // a move made between reading the view and reading the log is in neither stream nor view
+
+  return {
+    state,
+    act,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    stop() {
+      listeners.clear();
+      stopFollowing();
+    },
+  };
+}
