@@ -52,7 +52,7 @@ def create_app(overrides: dict | None = None) -> Flask:
     app.extensions["ronda.store"] = services.store
     app.extensions["ronda.service"] = services.games
     app.extensions["ronda.matches"] = services.matches
-    app.extensions["ronda.bots"] = services.accounts
+    app.extensions["ronda.accounts"] = services.accounts
     app.extensions["ronda.live"] = wiring.live_hub(services, render_event)
     limits.install(app, services.store.redis, exempt_blueprints=[health.blp])
 

@@ -9,8 +9,8 @@ live queue it serves jobs for (`job_services`), kept for every later job.
 import secrets
 import weakref
 
-from .accounts.service import BotService
-from .accounts.store import BotStore
+from .accounts.service import AccountService
+from .accounts.store import AccountStore
 from .bots import BOTS
 from .games.effects import HandOffMatch, PostTurns, QueueOwedMove
 from .games.moves import BotMoves
@@ -44,7 +44,7 @@ class Services:
         ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                          "finished": config["FINISHED_GAME_TTL"]}
         self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-        self.accounts = BotService(BotStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]), utc_now)
+        self.accounts = AccountService(AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]), utc_now)
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)

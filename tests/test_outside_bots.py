@@ -9,7 +9,7 @@ import redis
 import requests
 
 from app.accounts import ratings
-from app.accounts.store import BotStore
+from app.accounts.store import AccountStore
 from app.engine import Game, rules_from_request
 from app.matches.play import deck_seed
 
@@ -49,8 +49,8 @@ def test_elo_updates_are_the_hand_computed_ones():
 
 
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
-    from app.accounts.service import BotService
-    bots = BotService(BotStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now")
+    from app.accounts.service import AccountService
+    bots = AccountService(AccountStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     bots.rate_game(a, b)  # 1500 vs 1500: ±12
     bots.rate_game(b, a)  # 1488 beats 1512: expected 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276

@@ -20,7 +20,7 @@ TOKEN_PREFIX = "rbot."
 MAX_MOVE_SECONDS = 60  # the longest per-move time limit: an older turn has been played by the fallback
 
 
-class BotService:
+class AccountService:
     def __init__(self, store, utc_now):
         self.store = store
         self.utc_now = utc_now

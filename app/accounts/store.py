@@ -48,7 +48,7 @@ return 1
 """
 
 
-class BotStore:
+class AccountStore:
     def __init__(self, client: redis.Redis, publish: str, idle_ttl: int):
         """`idle_ttl`: seconds a bot is kept after its token was last used."""
         self.redis = client

@@ -14,8 +14,8 @@ from ..live.streams import RECONNECT_HINT, sse
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
 
-def bots():
-    return current_app.extensions["ronda.bots"]
+def accounts():
+    return current_app.extensions["ronda.accounts"]
 
 
 def live():
@@ -115,7 +115,7 @@ class Bots(MethodView):
     def post(self, body):
         """Register an outside bot"""
         config = current_app.config
-        bot, token = bots().register(body["name"], body.get("description"), request_address(),
+        bot, token = accounts().register(body["name"], body.get("description"), request_address(),
                                      config["BOT_REGISTRATIONS_PER_HOUR"], config["BOTS_PER_ADDRESS"])
         return {"bot": bot, "token": token}, {"Location": url_for("bots.BotResource", bot_id=bot["id"])}
 
@@ -125,7 +125,7 @@ class Bots(MethodView):
     @documents_problems(blp)
     def get(self, pagination_parameters):
         """List the registered bots with their ratings"""
-        listed, total = bots().registered(pagination_parameters.first_item, pagination_parameters.page_size)
+        listed, total = accounts().registered(pagination_parameters.first_item, pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return listed
 
@@ -137,7 +137,7 @@ class Levels(MethodView):
     @documents_problems(blp)
     def get(self):
         """The bot levels a game can seat against humans, weakest first"""
-        return bots().levels()
+        return accounts().levels()
 
 
 @blp.route("/me/turns")
@@ -148,9 +148,9 @@ class MyTurns(MethodView):
     @documents_problems(blp, 401, 422)
     def get(self, query):
         """Wait for your bot's turns (long poll)"""
-        bot_id = bots().authenticate(bearer_token())
-        after = query.get("after") or bots().recent_cursor()
-        turns = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: bots().turns_after(bot_id, after))
+        bot_id = accounts().authenticate(bearer_token())
+        after = query.get("after") or accounts().recent_cursor()
+        turns = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts().turns_after(bot_id, after))
         return {"turns": turns, "cursor": turns[-1]["id"] if turns else after}
 
 
@@ -165,7 +165,7 @@ class MyTurnStream(MethodView):
     @documents_problems(blp, 401, 422)
     def get(self):
         """Receive your bot's turns as they come (SSE)"""
-        service = bots()
+        service = accounts()
         bot_id = service.authenticate(bearer_token())
         after = header_turn_id("Last-Event-ID") or service.recent_cursor()
         return Response(turn_stream(service, live(), bot_id, after, current_app.config["SSE_KEEPALIVE_SECONDS"]),
@@ -205,7 +205,7 @@ class BotResource(MethodView):
     @documents_problems(blp, 404)
     def get(self, bot_id):
         """A registered bot, with its rating"""
-        return bots().get(bot_id)
+        return accounts().get(bot_id)
 
 
 @ratings_blp.route("")
@@ -215,4 +215,4 @@ class Ratings(MethodView):
     @documents_problems(ratings_blp)
     def get(self):
         """The rating ladder: built-in and registered bots"""
-        return bots().ladder()
+        return accounts().ladder()
