@@ -43,7 +43,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from redis_server import RedisClusterServers, _binary  # noqa: E402  (redis-server from PATH, or the wheel's)
+from redis_server import OwnRedisServer, RedisClusterServers  # noqa: E402
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
 DRAIN_SECONDS = 120
@@ -55,27 +55,33 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class AppendOnlyRedis(OwnRedisServer):
+    """redis-server as docker-compose runs it: an append-only file, fsynced every second."""
+
+    OPTIONS = ("--appendonly", "yes", "--appendfsync", "everysec")
+
+
 class Shape:
     """The production shape's processes, and the faults done to them."""
 
     def __init__(self, workdir: Path, cluster: bool):
         self.workdir = workdir
         self.cluster = RedisClusterServers(masters=3, replicas=1) if cluster else None
-        self.redis_port, self.api_port = free_port(), free_port()
-        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        self.redis_server = AppendOnlyRedis()
+        self.api_port = free_port()
         self.base = f"http://127.0.0.1:{self.api_port}"
         self.queue = f"bots-chaos-{uuid.uuid4().hex[:6]}"
-        self.env = {**os.environ, "REDIS_URL": self.redis_url, "RONDA_BOT_QUEUE": self.queue,
+        self.env = {**os.environ, "RONDA_BOT_QUEUE": self.queue,
                     "PROMETHEUS_MULTIPROC_DIR": str(workdir / "metrics-not-made-yet"),
                     "RONDA_SECRET_KEY": "chaos-" + uuid.uuid4().hex, "RONDA_BOT_STALL_SECONDS": "2",
                     # every simulated user shares one address: the per-address budget is a deployment's
                     "RONDA_RATE_LIMIT_PER_ADDRESS": "100000", "RONDA_BOT_REGISTRATIONS_PER_HOUR": "0"}
-        self.redis = self.api = None
+        self.api = None
         self.workers: list[subprocess.Popen] = []
         self.lock = threading.Lock()
 
     def start(self):
-        self.start_redis()
+        self.env["REDIS_URL"] = self.redis_url = self.redis_server.start()
         if self.cluster:
             self.env["REDIS_CLUSTER_URL"] = self.cluster.start()
         self.api = subprocess.Popen(
@@ -92,35 +98,20 @@ class Shape:
             time.sleep(0.1)
         raise RuntimeError("the API did not start")
 
-    def start_redis(self):
-        self.redis = subprocess.Popen(
-            [_binary(), "--port", str(self.redis_port), "--bind", "127.0.0.1", "--dir", str(self.workdir),
-             "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.redis_url)
-        for _ in range(400):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:  # refused, or still loading its append-only file
-                time.sleep(0.025)
-        raise RuntimeError("redis-server did not start")
-
     def start_worker(self, index: int) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=self.env,
                                 stdout=subprocess.DEVNULL, stderr=open(self.workdir / f"worker{index}.log", "a"))
 
     # ----- faults ------------------------------------------------------------------------------
     def kill_redis(self, rng):
-        self.redis.kill()
-        self.redis.wait()
+        self.redis_server.kill()
         time.sleep(rng.uniform(0.5, 3))
-        self.start_redis()
+        self.redis_server._launch()
 
     def freeze_redis(self, rng):
-        self.redis.send_signal(signal.SIGSTOP)
+        self.redis_server.freeze()
         time.sleep(rng.uniform(1, 3))
-        self.redis.send_signal(signal.SIGCONT)
+        self.redis_server.thaw()
 
     def kill_worker(self, rng):
         index = rng.randrange(len(self.workers))
@@ -167,7 +158,8 @@ class Shape:
 
     def dead(self) -> list[str]:
         """Processes that are down now and that nothing will start again."""
-        down = [name for name, process in (("redis", self.redis), ("gunicorn", self.api)) if process.poll() is not None]
+        down = [name for name, process in (("redis", self.redis_server.process), ("gunicorn", self.api))
+                if process.poll() is not None]
         down += [f"ronda worker {i}" for i, w in enumerate(self.workers) if w.poll() is not None]
         check = subprocess.run([sys.executable, "-m", "app.cli", "worker", "--check"], cwd=ROOT, env=self.env,
                                capture_output=True, timeout=30)
@@ -185,8 +177,7 @@ class Shape:
                 process.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 process.kill()
-        self.redis.terminate()
-        self.redis.wait(timeout=10)
+        self.redis_server.stop()
         if self.cluster:
             self.cluster.stop()
 

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # too; test_outside_bots checks the limits with its own settings.
 os.environ["RONDA_BOT_REGISTRATIONS_PER_HOUR"] = os.environ["RONDA_BOTS_PER_ADDRESS"] = "0"
 
-from redis_server import RedisClusterServers, RedisServer  # noqa: E402
+from redis_server import OwnRedisServer, RedisClusterServers, RedisServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -61,3 +61,13 @@ def live_server(redis_url):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
+
+
+@pytest.fixture
+def own_redis():
+    """A redis-server of the test's own, to kill, freeze and restart."""
+    server = OwnRedisServer()
+    server.start()
+    yield server
+    server.thaw()
+    server.stop()

@@ -12,7 +12,6 @@ import redis
 from app import create_app
 from faults import FaultyRedis, play_human_until_over, start_worker, stop
 from http_helpers import act, seat_view
-from redis_server import OwnRedisServer
 
 PROBLEM = "application/problem+json"
 NO_LIMITS = {"RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
@@ -68,15 +67,6 @@ def test_a_redis_failure_at_any_call_of_a_move_never_strands_the_game(redis_url,
         assert ("outcome_unknown" in {code for _, _, _, code in answers})
     finally:
         stop(worker)
-
-
-@pytest.fixture
-def own_redis():
-    server = OwnRedisServer()
-    server.start()
-    yield server
-    server.thaw()
-    server.stop()
 
 
 def test_redis_down_or_frozen_answers_503_with_retry_after_within_two_seconds(own_redis):

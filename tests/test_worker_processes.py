@@ -14,8 +14,8 @@ from rq import Worker
 from app import create_app
 from app.ops.connection import connect
 from faults import children, start_worker, stop, worker_check, worker_env
-from redis_server import OwnRedisServer
 from test_faults import NO_LIMITS, wait_for
+from workers.runner import running
 
 EXPERTS = {"players": 2, "rules": {"preset": "simple", "target": 21},
            "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]}
@@ -24,15 +24,6 @@ EXPERTS = {"players": 2, "rules": {"preset": "simple", "target": 21},
 @pytest.fixture
 def queue_name():
     return f"bots-processes-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-def own_redis():
-    server = OwnRedisServer()
-    server.start()
-    yield server
-    server.thaw()
-    server.stop()
 
 
 def rq_client(url, queue_name):
@@ -93,15 +84,6 @@ def registered_pid(url, group: int, role: str) -> int:
     names = [w.name for w in Worker.all(connection=connect(url)) if f".{group}.{role}." in w.name]
     pids = [int(name.rsplit(".", 2)[1]) for name in names]
     return next(pid for pid in pids if running(pid))
-
-
-def running(pid: int) -> bool:
-    """Alive and not a zombie waiting for its parent to read its exit."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def descendants(pid: int) -> list[int]:

@@ -161,13 +161,13 @@ def healthy(redis_url: str) -> bool:
         group, role, pid, _ = worker.name[len(prefix):].split(".")
         roles.setdefault(int(group), set())
         beating = worker.last_heartbeat and (now - worker.last_heartbeat).total_seconds() < HEARTBEAT_WITHIN_SECONDS
-        if _alive(int(pid)) and (role == MATCHES or beating):
+        if running(int(pid)) and (role == MATCHES or beating):
             roles[int(group)].add(role)
-    running = {group: found for group, found in roles.items() if _alive(group)}
-    return bool(running) and all(found == {LIVE, MATCHES} for found in running.values())
+    alive = {group: found for group, found in roles.items() if running(group)}
+    return bool(alive) and all(found == {LIVE, MATCHES} for found in alive.values())
 
 
-def _alive(pid: int) -> bool:
+def running(pid: int) -> bool:
     """Running, not a zombie whose parent has not read its exit yet (Linux: /proc; elsewhere a signal 0)."""
     try:
         with open(f"/proc/{pid}/stat") as stat:
