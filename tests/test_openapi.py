@@ -101,6 +101,7 @@ def _events_of_whole_games():
                     yield {"id": number, **visible_event(event, viewer)}
     yield {"id": 1, "type": "turn_timeout", "seat": 0, "bot": "greedy"}
     yield {"id": 1, "type": "seat_left", "seat": 1, "bot": "greedy"}
+    yield {"id": 1, "type": "seat_taken", "seat": 1, "name": "Youssef"}
 
 
 def test_every_event_is_exactly_one_kind_of_the_event_union_and_its_schema_keeps_every_field():

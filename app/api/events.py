@@ -62,6 +62,8 @@ EVENT_KINDS = {
         "seat": required(fields.Integer), "bot": required(fields.String)}),
     "seat_left": ("A player left; `bot` plays the seat from now on.", {
         "seat": required(fields.Integer), "bot": required(fields.String)}),
+    "seat_taken": ("A player took an open seat, under `name`.", {
+        "seat": required(fields.Integer), "name": required(fields.String)}),
 }
 
 

@@ -55,7 +55,9 @@ class GameService:
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
         doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}")
-        version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [])
+        # An event, so every open page (the creator's first) hears of it on its stream.
+        taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
+        version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
         return LoadedGame(version, doc), self.seats.tokens(doc, [seat])[seat]
 
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:

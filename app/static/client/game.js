@@ -7,6 +7,8 @@ import { forgetSeat, savedSeat } from "./session.js";
 import { follow } from "./sse.js";
 
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 4000;
 
 export async function openGame(gameId) {
   let seat = savedSeat(gameId);
@@ -27,6 +29,8 @@ export async function openGame(gameId) {
   };
   let refreshing = false;
   let readAgain = false;
+  let stopped = false;
+  let retryDelay = RETRY_FIRST_MS;
 
   const changed = () => listeners.forEach((listener) => listener(state));
 
@@ -34,6 +38,8 @@ export async function openGame(gameId) {
     if (newer.version >= state.view.version) state.view = newer;
   }
 
+  // A read that fails is tried again, later and later, until one succeeds: the table never stays
+  // on a state older than the server's once the network is back.
   async function refresh() {
     if (refreshing) {
       readAgain = true;
@@ -45,11 +51,16 @@ export async function openGame(gameId) {
         readAgain = false;
         accept(await get(viewPath, { token }));
       } while (readAgain);
+      retryDelay = RETRY_FIRST_MS;
+      if (state.notice?.reading) state.notice = null;
     } catch (error) {
-      state.notice = { text: `Could not read the game: ${errorText(error)}` };
+      state.notice = { text: `The game could not be read (${errorText(error)}); trying again…`, reading: true };
+      setTimeout(() => stopped || refresh(), retryDelay);
+      retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
     } finally {
       refreshing = false;
     }
+    if (state.view.status === "finished" && state.seat) forgetSeat(gameId); // nothing more to act on
     changed();
   }
 
@@ -62,12 +73,15 @@ export async function openGame(gameId) {
       const result = await post(`/games/${gameId}/actions`, action, { token, version: state.view.version });
       accept(result.game);
     } catch (error) {
-      if (error.status === 412) {
+      if (error.status === 412) { // someone acted first: read again, then offer the move again if it still stands
         accept(await get(viewPath, { token }));
         const still = state.view.legal_actions.some((legal) => sameAction(legal, action));
         state.notice = still
           ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
           : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
+      } else if (error.status === undefined) {
+        state.notice = { text: "Your move could not be sent: the connection dropped. Try it again.", retry: action };
+        refresh();
       } else {
         state.notice = { text: errorText(error) };
       }
@@ -98,6 +112,7 @@ export async function openGame(gameId) {
       return () => listeners.delete(listener);
     },
     stop() {
+      stopped = true;
       listeners.clear();
       stopFollowing();
     },

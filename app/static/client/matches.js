@@ -55,19 +55,24 @@ export async function matchesPage() {
 export function matchPage(matchId) {
   let stopped = false;
   (async () => {
+    const registered = await get("/bots?page=1&page_size=100");
+    const nameOf = (bot) => registered.find((entry) => entry.entrant === bot)?.name ?? bot;
     while (!stopped) {
       const match = await get(`/matches/${matchId}`);
       const games = await get(`/matches/${matchId}/games?page=1&page_size=100`);
       if (stopped) return;
+      const forfeit = match.forfeited_by === null ? ""
+        : ` · forfeited by entrant ${match.forfeited_by} (${nameOf(match.bots[match.forfeited_by])})`;
       show(h("section", { class: "panel" },
-        h("h1", {}, `Match: ${match.bots.join(" vs ")}`),
-        h("p", {}, `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}`),
+        h("h1", {}, `Match: ${match.bots.map(nameOf).join(" vs ")}`),
+        h("p", { id: "match-progress" },
+          `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}${forfeit}`),
         h("progress", { max: match.games_total, value: match.games_done }),
         h("div", { class: "scroll" }, h("table", { id: "standings" },
           h("thead", {}, h("tr", {}, ["Entrant", "Bot", "Wins", "Win rate", "95% interval", "Mean points", "ms a move"]
             .map((title) => h("th", {}, title)))),
           h("tbody", {}, match.entrants.map((e) => h("tr", {},
-            h("td", {}, e.entrant), h("td", {}, e.bot), h("td", {}, e.wins), h("td", {}, percent(e.win_rate)),
+            h("td", {}, e.entrant), h("td", {}, nameOf(e.bot)), h("td", {}, e.wins), h("td", {}, percent(e.win_rate)),
             h("td", {}, `${percent(e.win_rate_low)} – ${percent(e.win_rate_high)}`),
             h("td", {}, e.mean_points?.toFixed(1) ?? "–"), h("td", {}, e.mean_ms_per_move?.toFixed(2) ?? "–")))))),
         h("p", { class: "muted" }, match.seating),
@@ -124,10 +129,10 @@ export async function replayPage(gameId) {
     h("h1", {}, `Replay: ${game.seats.map((s) => s.name).join(" vs ")}`),
     h("p", { class: "muted" }, `${game.preset} · ${game.status}${game.seed ? ` · seed ${game.seed}` : ""}`),
     h("div", { class: "controls" },
-      h("button", { onclick: () => go(0), "aria-label": "first" }, "⏮"),
+      h("button", { onclick: () => go(0), "aria-label": "first" }, "◀◀"),
       h("button", { onclick: () => go(at - 1), id: "previous", "aria-label": "previous" }, "◀"),
       h("button", { onclick: () => go(at + 1), id: "next", "aria-label": "next" }, "▶"),
-      h("button", { onclick: () => go(replay.length - 1), id: "last", "aria-label": "last" }, "⏭"), slider),
+      h("button", { onclick: () => go(replay.length - 1), id: "last", "aria-label": "last" }, "▶▶"), slider),
     board));
   render();
 }

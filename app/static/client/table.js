@@ -43,11 +43,20 @@ export async function table(gameId) {
     return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
   }
 
+  // What just happened, where the eyes are: the events since the last card was played.
+  function lastMove() {
+    const from = state.log.findLastIndex((event) => event.type === "play" || event.type === "seat_taken");
+    if (from < 0) return null;
+    return h("p", { class: "last-move", id: "last-move" }, state.log.slice(from).map((event) => describe(event, view)).join(" "));
+  }
+
   function hand() {
     if (!seat || view.status === "finished") return null;
-    const playable = new Set(view.legal_actions.filter((a) => a.type === "play").map((a) => a.card));
-    const others = view.legal_actions.filter((a) => a.type !== "play");
-    return h("section", { class: "hand", id: "hand" }, h("h2", {}, "Your hand"),
+    // Before every seat is taken nothing can be played: the hand is shown, not offered.
+    const legal = view.status === "active" ? view.legal_actions : [];
+    const playable = new Set(legal.filter((a) => a.type === "play").map((a) => a.card));
+    const others = legal.filter((a) => a.type !== "play");
+    return h("section", { class: "hand", id: "hand" }, h("h2", {}, "Your hand"), lastMove(),
       cardRow(view.hand, (card) => playable.has(card) && !state.busy
         ? { legal: true, onPick: () => act({ type: "play", card }) } : {}),
       others.length ? h("div", { class: "actions", id: "actions" }, others.map((action) =>
@@ -61,6 +70,12 @@ export async function table(gameId) {
         `${view.seats[d.seat].name}: ${d.kind.replace("_", " ")}${d.rank === null ? " (rank hidden)" : ` of ${d.rank}s`}`))));
   }
 
+  function outcome() {
+    const score = view.scores.join(" – ");
+    if (!seat) return `${campName(view, view.winner)} won ${score}`;
+    return view.camps[seat.seat] === view.winner ? `You won ${score}` : `You lost ${score}`;
+  }
+
   function result() {
     if (view.status !== "finished") return null;
     const check = h("span", { id: "verification" });
@@ -72,7 +87,7 @@ export async function table(gameId) {
       });
     }
     return h("section", { class: "result panel", id: "result" },
-      h("h2", {}, `${campName(view, view.winner)} won ${view.scores.join(" – ")}`),
+      h("h2", { id: "outcome" }, outcome()),
       h("dl", {}, h("dt", {}, "Seed"), h("dd", {}, h("code", {}, view.seed)),
         h("dt", {}, "Salt"), h("dd", {}, h("code", {}, view.seed_salt)),
         h("dt", {}, "Commitment"), h("dd", {}, h("code", {}, view.seed_commitment))),

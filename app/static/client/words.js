@@ -38,6 +38,7 @@ export function describe(event, game) {
     case "game_over": return `Game over: ${camp(event.winner)} win${game.seats.filter((s) => game.camps[s.seat] === event.winner).length > 1 ? "" : "s"} ${event.scores.join(" – ")}.`;
     case "turn_timeout": return `${who(event.seat)} ran out of time; the ${event.bot} bot played for them.`;
     case "seat_left": return `${who(event.seat)} left; the ${event.bot} bot plays the seat now.`;
+    case "seat_taken": return `${event.name} takes seat ${event.seat}.`;
     default: return event.type;
   }
 }
