@@ -296,10 +296,12 @@ def test_every_kind_of_event_reads_as_words(page, live_server):
     page.goto(f"{live_server}/")
     game = {"seats": [{"seat": 0, "name": "Amina"}, {"seat": 1, "name": "Omar"}, {"seat": 2, "name": "Lina"},
                       {"seat": 3, "name": "Driss"}], "camps": [0, 1, 0, 1]}
+    streak_capture = {"id": 9, "type": "capture", "seat": 0, "camp": 0, "card": "3e", "taken": [], "reason": "match"}
     lines = page.evaluate("""async ([events, game]) => {
         const { describe } = await import("/static/client/words.js");
         return events.map((event) => describe(event, game));
-    }""", [list(examples.values()), game])
+    }""", [[*examples.values(), streak_capture], game])
+    assert "taking no card" in lines.pop()
     spec = requests.get(f"{live_server}/openapi.json").json()
     assert set(examples) == set(spec["components"]["schemas"]["Event"]["discriminator"]["mapping"])
     for event, line in zip(examples.values(), lines):

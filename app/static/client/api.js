@@ -11,6 +11,7 @@ export class Problem extends Error {
 }
 
 export function errorText(error) {
+  if (error instanceof TypeError) return "the server could not be reached (is the network down?)"; // fetch's own failure
   return error.code ? `${error.message} (${error.code})` : String(error.message || error);
 }
 

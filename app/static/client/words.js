@@ -24,7 +24,9 @@ export function describe(event, game) {
       + (event.hand ? ` Your hand: ${cards(event.hand)}.` : "");
     case "play": return `${who(event.seat)} plays the ${cardName(event.card)}.`;
     case "drop": return `The ${cardName(event.card)} stays on the table.`;
-    case "capture": return `${who(event.seat)} takes ${cards(event.taken)} with the ${cardName(event.card)}${event.reason === "run" ? " (a run)" : ""}.`;
+    case "capture": return event.taken.length
+      ? `${who(event.seat)} takes ${cards(event.taken)} with the ${cardName(event.card)}${event.reason === "run" ? " (a run)" : ""}.`
+      : `${who(event.seat)} captures with the ${cardName(event.card)}, taking no card from the table.`;
     case "pile_formed": return `${who(event.seat)} starts a pile: ${cards(event.cards)}.`;
     case "pile_joined": return `${who(event.seat)} adds the ${cardName(event.card)} to the pile (${event.step}).`;
     case "pile_collected": return `${who(event.seat)} collects the pile: ${cards(event.cards)}.`;
