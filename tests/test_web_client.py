@@ -329,3 +329,20 @@ def test_the_ladder_on_a_phone_breaks_no_word_or_number(browser, live_server):
         page.screenshot(path=SCREENSHOTS / "ladder-phone.png", full_page=True)
     finally:
         context.close()
+
+
+def test_the_declare_button_names_what_is_declared(page, live_server):
+    for attempt in range(200):  # a seed whose first deal gives seat 0 something to declare
+        created = requests.post(f"{live_server}/games", json={
+            "players": 2, "rules": {"preset": "traditional"}, "seed": f"declare-{attempt}",
+            "seats": [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json()
+        token = created["tokens"][0]["token"]
+        view = requests.get(f"{live_server}/games/{created['game']['id']}/view",
+                            headers={"Authorization": f"Bearer {token}"}).json()
+        if view["holding"]:
+            break
+    holding = view["holding"]
+    sit_at(page, live_server, created["game"]["id"], 0, token)
+    expect(page.locator('#actions button[data-action="declare"]')).to_have_text(
+        f"Declare a {holding['kind'].replace('_', ' ')} of {holding['rank']}s")
+    page.screenshot(path=SCREENSHOTS / "declare-names-the-declaration.png", full_page=True)

@@ -138,6 +138,11 @@ class Action(Schema):
     card = fields.String()
 
 
+class Holding(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf(DECLARATION_KINDS))
+    rank = fields.Integer(required=True)
+
+
 class DeclarationInfo(Schema):
     seat = fields.Integer(required=True)
     camp = fields.Integer(required=True)
@@ -197,6 +202,8 @@ class GameView(GameSummary):
     turn = fields.Integer(allow_none=True, required=True)
     awaiting = fields.List(fields.Integer(), required=True)
     hand = fields.List(fields.String(), allow_none=True, required=True)
+    holding = fields.Nested(Holding, allow_none=True, required=True, metadata={
+        "description": "what this seat's hand, as dealt in this deal, declares (null for none and for spectators)"})
     table = fields.List(fields.String(), required=True)
     pile = fields.List(fields.String(), required=True)
     stock_count = fields.Integer(required=True)

@@ -29,11 +29,18 @@ def observation(game, seat: int | None = None) -> dict:
         "streak": _streak(g),
         "winner": g.winner,
         "hand": ids(g.hands[seat]) if seat is not None else None,
+        "holding": _holding(g, seat),
         "legal_actions": [action_to_dict(a) for a in g.legal_actions(seat)] if seat is not None else [],
     }
     if g.phase == OVER:
         view["seed"] = g.seed
     return view
+
+
+def _holding(g, seat):
+    """What the seat's hand as dealt in this deal declares (its own knowledge): what `declare` would say."""
+    held = g.holdings[seat] if seat is not None else None
+    return {"kind": held[0], "rank": RANKS[held[1]]} if held else None
 
 
 def _declaration(g, d, viewer):

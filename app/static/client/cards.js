@@ -27,9 +27,9 @@ export function cardName(card) {
 }
 
 // A card as a button when `onPick` is given (a legal move), else as a picture.
-export function cardElement(card, { onPick, legal = false } = {}) {
+export function cardElement(card, { onPick, legal = false, fresh = false } = {}) {
   const element = document.createElement(onPick ? "button" : "div");
-  element.className = `card suit-${suitOf(card)}${legal ? " legal" : ""}`;
+  element.className = `card suit-${suitOf(card)}${legal ? " legal" : ""}${fresh ? " fresh" : ""}`;
   element.dataset.card = card;
   element.title = cardName(card);
   element.setAttribute("aria-label", cardName(card));

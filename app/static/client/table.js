@@ -5,7 +5,7 @@ import { cardBack, cardName, cardRow } from "./cards.js";
 import { h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
 import { playerName, takeSeat } from "./session.js";
-import { campName, describe } from "./words.js";
+import { campName, describe, holdingName } from "./words.js";
 
 export async function table(gameId) {
   const game = await openGame(gameId);
@@ -14,7 +14,7 @@ export async function table(gameId) {
   let view = state.view;
 
   const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
-    : action.type === "declare" ? "Declare" : "Declare nothing";
+    : action.type === "declare" ? `Declare ${holdingName(view.holding)}` : "Declare nothing";
 
   function scores() {
     const camps = [...new Set(view.camps)];
@@ -41,6 +41,12 @@ export async function table(gameId) {
     const mine = seat && view.awaiting.includes(seat.seat);
     const what = view.phase === "declaring" ? "to declare" : "to play";
     return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
+  }
+
+  // The card the last move left on the table, marked there for a moment.
+  function justLaid() {
+    const last = state.log.at(-1);
+    return last?.type === "drop" ? last.card : null;
   }
 
   // What just happened, where the eyes are: the events since the last card was played.
@@ -115,7 +121,8 @@ export async function table(gameId) {
       result(),
       seats(),
       h("section", { class: "table", id: "table" }, h("h2", {}, "Table"),
-        view.table.length ? cardRow(view.table) : h("p", { class: "muted" }, "The table is empty."),
+        view.table.length ? cardRow(view.table, (card) => ({ fresh: card === justLaid() }))
+          : h("p", { class: "muted" }, "The table is empty."),
         view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null),
       hand(),
       declarations(),

@@ -10,6 +10,11 @@ const REASONS = {
 
 const cards = (list) => list.map(cardName).join(", ");
 
+// "a ronda of 5s": what a seat's hand declares, as the server says it (the view's `holding`).
+export function holdingName(holding) {
+  return holding ? `a ${holding.kind.replace("_", " ")} of ${holding.rank}s` : "";
+}
+
 export function campName(game, camp) {
   const members = game.seats.filter((seat) => game.camps[seat.seat] === camp).map((seat) => seat.name || `seat ${seat.seat}`);
   return members.join(" & ") || `camp ${camp}`;
