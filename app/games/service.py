@@ -128,22 +128,22 @@ class GameService:
         ids, total = self.store.list_ids(status, offset, limit)
         summaries, gone = self.summaries(ids)
         self.store.forget_missing(status, gone)
-        moved = [found_ for found_ in summaries if found_["status"] != status]
+        moved = [game for game in summaries if game["status"] != status]
         for game in moved:  # the index update after its write failed: mend it now
             self.store.list_under(game["id"], game["status"], status)
         return [game for game in summaries if game["status"] == status], total - len(gone) - len(moved)
 
     def summaries(self, game_ids: list[str]) -> tuple[list[dict], list[str]]:
         """The summaries of the games still stored, and the ids of those that expired."""
-        found_, gone = [], []
+        kept, gone = [], []
         for game_id in game_ids:
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
                 gone.append(game_id)
                 continue
-            found_.append(summary(doc, version))
-        return found_, gone
+            kept.append(summary(doc, version))
+        return kept, gone
 
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:
