@@ -314,21 +314,55 @@ def test_the_page_allows_only_its_own_origin_and_sends_no_referrer(live_server):
     assert page.headers["Referrer-Policy"] == "no-referrer"
 
 
-def test_the_ladder_on_a_phone_breaks_no_word_or_number(browser, live_server):
+# Every word (up to 24 characters: seeds, hashes and links may break; a line may end after a
+# hyphen) that the page shows on more than one line.
+BROKEN_WORDS = """() => {
+    const broken = [];
+    const walker = document.createTreeWalker(document.getElementById("main"), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // a line may end after a hyphen
+            if (match[0].length < 2 || match[0].length > 24) continue;
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(match[0]);
+        }
+    }
+    return broken;
+}"""
+
+
+def test_no_page_breaks_a_word_or_number_on_a_phone(browser, live_server):
+    game, tokens = two_humans(live_server)
+    match = requests.post(f"{live_server}/matches", json={"bots": ["greedy", "casual"], "games": 1,
+                                                          "rules": {"preset": "simple"}}).json()
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()
-        page.goto(f"{live_server}/#/matches")
-        expect(page.locator("#ladder")).to_be_visible()
-        broken = page.evaluate("""() => [...document.querySelectorAll('#ladder th, #ladder td')].filter((cell) => {
-            const range = document.createRange();
-            range.selectNodeContents(cell);
-            return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
-        }).map((cell) => cell.textContent)""")
-        assert broken == []
-        page.screenshot(path=SCREENSHOTS / "ladder-phone.png", full_page=True)
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#hand")).to_be_visible()
+        pages = {"table": None, "lobby": "/#/", "matches": "/#/matches", "match": f"/#/matches/{match['id']}",
+                 "rules": "/#/rules"}
+        for name, address in pages.items():
+            if address:
+                page.goto(f"{live_server}{address}")
+            expect(page.locator("#main > *").first).to_be_visible()
+            page.wait_for_timeout(500)  # lists and tables filled
+            assert page.evaluate(BROKEN_WORDS) == [], name
+        page.screenshot(path=SCREENSHOTS / "matches-phone.png", full_page=True)
     finally:
         context.close()
+
+
+def test_the_match_page_names_registered_bots_and_shows_a_forfeit(page, live_server):
+    bot = requests.post(f"{live_server}/bots", json={"name": "Sleepy Mimoun"}).json()["bot"]
+    match = requests.post(f"{live_server}/matches", json={"bots": [bot["entrant"], "greedy"], "games": 2,
+                                                          "move_seconds": 1, "rules": {"preset": "simple"}}).json()
+    page.goto(f"{live_server}/#/matches/{match['id']}")
+    expect(page.locator("h1")).to_contain_text("Sleepy Mimoun vs greedy")
+    expect(page.locator("#match-progress")).to_contain_text("forfeited by entrant 0 (Sleepy Mimoun)", timeout=60_000)
+    expect(page.locator("#standings")).to_contain_text("Sleepy Mimoun")
+    page.screenshot(path=SCREENSHOTS / "match-forfeited.png", full_page=True)
 
 
 def test_the_declare_button_names_what_is_declared(page, live_server):

@@ -43,10 +43,20 @@ export async function table(gameId) {
     return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
   }
 
+  const sinceLastPlay = () => state.log.slice(state.log.findLastIndex((event) => event.type === "play"));
+
   // The card the last move left on the table, marked there for a moment.
   function justLaid() {
     const last = state.log.at(-1);
     return last?.type === "drop" ? last.card : null;
+  }
+
+  // What the last move took off the table (its own card included), shown beside it for a moment.
+  function justTaken() {
+    const taken = sinceLastPlay().flatMap((event) => event.type === "capture" ? [event.card, ...event.taken]
+      : event.type === "pile_collected" ? event.cards : []);
+    return taken.length ? h("div", { class: "just-taken", id: "just-taken" }, h("h3", {}, "Just taken"),
+      cardRow(taken, () => ({ fresh: true }))) : null;
   }
 
   // What just happened, where the eyes are: the events since the last card was played.
@@ -123,6 +133,7 @@ export async function table(gameId) {
       h("section", { class: "table", id: "table" }, h("h2", {}, "Table"),
         view.table.length ? cardRow(view.table, (card) => ({ fresh: card === justLaid() }))
           : h("p", { class: "muted" }, "The table is empty."),
+        justTaken(),
         view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null),
       hand(),
       declarations(),
