@@ -152,3 +152,35 @@ def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_r
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_without_a_secret_every_gunicorn_worker_derives_the_same_tokens(redis_url):
+    """Two gevent workers and no RONDA_SECRET_KEY: idempotent replays of a create, served by
+    either worker, all carry tokens that work."""
+    port = free_port()
+    env = {key: value for key, value in os.environ.items() if key != "RONDA_SECRET_KEY"}
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
+                                "--workers", "2", "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"],
+                               cwd=ROOT, env={**env, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{base}/health/ready", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        key = {"Idempotency-Key": f"secret-{port}"}
+        body = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
+        first = call(base, "POST", "/games", body, key)
+        with ThreadPoolExecutor(8) as pool:  # at once, on connections of their own: both workers answer some
+            answers = [first, *pool.map(lambda _: call(base, "POST", "/games", body, key), range(60))]
+        game_id = answers[0]["game"]["id"]
+        tokens = {answer["tokens"][0]["token"] for answer in answers}
+        assert len(tokens) == 1
+        view = call(base, "GET", f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens.pop()}"})
+        assert view["seat"] == 0
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

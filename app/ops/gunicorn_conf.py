@@ -6,7 +6,9 @@ through the graceful timeout; whatever else is in flight gets 5 s. Logs are JSON
 access log included, each with the request id.
 """
 
+import logging
 import os
+import secrets
 import shutil
 import signal
 
@@ -23,7 +25,14 @@ access_log_format = ('{"time": "%(t)s", "logger": "access", "remote": "%(h)s", "
 
 
 def on_starting(server):
-    """A fresh metrics directory for this run's processes (files of dead ones would count on)."""
+    """Before any worker forks: one secret for all of them when none is set (each would draw its
+    own, and a replayed answer served by another worker would carry tokens that do not work), and
+    a fresh metrics directory for this run's processes (files of dead ones would count on)."""
+    if not os.environ.get("RONDA_SECRET_KEY"):
+        os.environ["RONDA_SECRET_KEY"] = secrets.token_hex(32)
+        logging.getLogger("gunicorn.error").warning(
+            "RONDA_SECRET_KEY is not set: drew one for this server's workers; seat tokens work only until "
+            "it stops, and not on other servers. Set RONDA_SECRET_KEY in production.")
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if directory:
         shutil.rmtree(directory, ignore_errors=True)
