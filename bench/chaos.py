@@ -106,7 +106,7 @@ class Shape:
     def kill_redis(self, rng):
         self.redis_server.kill()
         time.sleep(rng.uniform(0.5, 3))
-        self.redis_server._launch()
+        self.redis_server.launch_again()
 
     def freeze_redis(self, rng):
         self.redis_server.freeze()

