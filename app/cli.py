@@ -18,6 +18,7 @@ def serve(args):
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
     from .ops.embedded import persistent_secret, start_embedded_redis, stop_servers
+    from .ops.logs import use_json_logs
 
     def stop(*_):
         stop_servers()
@@ -41,6 +42,7 @@ def serve(args):
         threading.Thread(target=sweep_forever, daemon=True, args=(
             app.extensions["ronda.services"].sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
+    use_json_logs()  # the same JSON lines as production, the request log included
     app.run(host=args.host, port=args.port, threaded=True)
 
 

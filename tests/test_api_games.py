@@ -300,3 +300,23 @@ def test_out_of_bounds_or_wrongly_typed_fields_are_422_naming_the_field(client, 
 def test_the_largest_target_is_accepted(client):
     rv = client.post("/games", json={"players": 2, "rules": {"preset": "classic", "target": 1000}})
     assert rv.status_code == 201 and rv.json["game"]["rules"]["target"] == 1000
+
+
+def test_http_conventions_location_www_authenticate_if_match_any_and_idempotent_matches(client):
+    created = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
+    game_id, token = created.json["game"]["id"], created.json["tokens"][0]["token"]
+    claimed = client.post(f"/games/{game_id}/seats/1", json={"name": "Omar"})
+    assert claimed.status_code == 201 and claimed.headers["Location"] == f"/games/{game_id}/view"
+    refused = client.get(f"/games/{game_id}/view", headers={"Authorization": "Bearer not-a-token"})
+    assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Bearer")
+    seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+    tokens = {0: token, 1: claimed.json["token"]}
+    view = client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
+    acted = client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                        headers={"Authorization": f"Bearer {tokens[seat]}", "If-Match": "*"})
+    assert acted.status_code == 200 and acted.headers["ETag"] == f'"{view["version"] + 1}"'  # * matched
+    body = {"bots": ["random", "random"], "games": 1, "rules": {"preset": "simple"}}
+    key = {"Idempotency-Key": f"match-{game_id}"}
+    first, again = client.post("/matches", json=body, headers=key), client.post("/matches", json=body, headers=key)
+    assert first.status_code == 202 and again.headers["Idempotent-Replayed"] == "true"
+    assert again.json["id"] == first.json["id"]

@@ -1,5 +1,6 @@
 """`ronda serve` without REDIS_URL: its embedded redis-server keeps games, and their seat tokens, across a restart."""
 
+import json
 import os
 import signal
 import subprocess
@@ -38,7 +39,10 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
     finally:
         first.send_signal(signal.SIGTERM)
         first.wait(timeout=10)
-    assert "embedded redis-server, data in" in first.stderr.read()
+    banner, *logged = [line for line in first.stderr.read().splitlines() if line.strip()]
+    assert "embedded redis-server, data in" in banner
+    requests_logged = [json.loads(line) for line in logged if '"logger": "werkzeug"' in line]
+    assert requests_logged and all(line.startswith("{") for line in logged)  # JSON lines, as in production
     second, _ = serve(tmp_path, port)
     try:
         game = call(port, "GET", f"/games/{game_id}")

@@ -104,3 +104,12 @@ def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_
     answer = client.get(f"/games/{game_id}/stream")
     assert answer.status_code == 503 and answer.content_type == "application/problem+json"
     assert answer.headers["Retry-After"] == "1"
+
+
+def test_cors_answers_vary_by_origin_and_expose_what_a_browser_client_reads(redis_url):
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "CORS_ORIGINS": ["https://client.example"]})
+    answer = app.test_client().get("/rules/presets", headers={"Origin": "https://client.example"})
+    assert "Origin" in answer.headers["Vary"]
+    exposed = {name.strip() for name in answer.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"ETag", "Location", "Retry-After", "X-RateLimit-Remaining"} <= exposed

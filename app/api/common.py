@@ -84,11 +84,15 @@ def bearer_token() -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def if_match_version() -> int | None:
-    """The version in If-Match (`"7"`, `W/"7"` or `7`); unreadable counts as stale (-1)."""
+def if_match_version(current) -> int | None:
+    """The version in If-Match (`"7"`, `W/"7"` or `7`); unreadable counts as stale (-1). `*`
+    matches whatever version the game is at (RFC 9110 §13.1.1): `current()` reads it, and the
+    write still fails with 412 if another lands first."""
     header = request.headers.get("If-Match")
     if header is None:
         return None
+    if header.strip() == "*":
+        return current()
     version = ascii_integer(header.strip().removeprefix("W/").strip('"'))
     return -1 if version is None else version
 

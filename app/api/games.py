@@ -105,7 +105,8 @@ class Seat(MethodView):
     def post(self, request, game_id, seat):
         """Take an open seat"""
         claimed, token = service().claim_seat(game_id, seat, request.get("name"))
-        return {"seat": seat, "token": token, "game": service().view_of(claimed, seat)}, etag_header(claimed.version)
+        return ({"seat": seat, "token": token, "game": service().view_of(claimed, seat)},
+                {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
 
 
 @blp.route("/<game_id>/seats/<int:seat>/leave")
@@ -132,7 +133,8 @@ class Actions(MethodView):
     @documents_problems(blp, 401, 404, 409, 412, 422, 428)
     def post(self, action, game_id):
         """Play a card, declare or pass"""
-        view, events, version = service().act(game_id, bearer_token(), if_match_version(), action)
+        version = if_match_version(lambda: service().version(game_id))
+        view, events, version = service().act(game_id, bearer_token(), version, action)
         return {"game": view, "events": events}, etag_header(version)
 
 

@@ -22,10 +22,12 @@ from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidI
 
 log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
-IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions"}
+# The POSTs that create something or change a game, but POST /bots: its answer holds a token
+# that is random, shown once, and must not be kept in Redis.
+IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "matches.Matches"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
-TOKEN_ANSWERS = {"games.Games", "games.Seat"}  # their 201 answers carry seat tokens
+TOKEN_ANSWERS = {"games.Games", "games.Seat"}  # their 201 answers carry seat tokens (derived again on replay)
 
 
 def _scope(key: str) -> str:

@@ -15,7 +15,8 @@ from .common import request_address
 
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
                       "Last-Event-ID", "X-Request-ID"]
-CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idempotent-Replayed", "X-Request-ID"]
+CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idempotent-Replayed", "X-Request-ID",
+                       "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 
 def _token_key() -> str:
@@ -70,4 +71,11 @@ def install(app, redis_client, exempt_blueprints):
     if config["CORS_ORIGINS"]:
         CORS(app, origins=config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
              allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
+        app.after_request(_varies_by_origin)
+
+
+def _varies_by_origin(response):
+    """Answers differ by Origin (allowed or not): caches must keep them apart."""
+    response.vary.add("Origin")
+    return response
 

@@ -41,7 +41,9 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
 def _from_typed(error):
     status = error.status if isinstance(error, ServiceError) else ENGINE_STATUS[error.code]
     title = error.code.replace("_", " ").capitalize()
-    headers = {"Retry-After": RETRY_AFTER_SECONDS[status]} if status in RETRY_AFTER_SECONDS else None
+    headers = {"Retry-After": RETRY_AFTER_SECONDS[status]} if status in RETRY_AFTER_SECONDS else {}
+    if status == 401:  # RFC 9110 §11.6.1: say how to authenticate
+        headers["WWW-Authenticate"] = 'Bearer realm="ronda"'
     return problem(status, error.code, title, error.message, headers=headers, **error.details)
 
 
