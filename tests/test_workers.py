@@ -6,13 +6,14 @@ import time
 import uuid
 
 import pytest
+import redis
 from rq import Queue, SimpleWorker
 
 from app import create_app
 from app.bots import choose_action
 from app.jobs.dispatch import match_queue_name
 from app.ops.connection import connect
-from app.ops.keys import state_key
+from app.ops.keys import bucket_of, due_moves_key, state_key
 from faults import start_worker
 from http_helpers import act, seat_view
 
@@ -243,3 +244,53 @@ def test_running_match_games_are_capped_per_client(redis_url, queue_name):
     run_queue(redis_url, queue_name)  # the six games finish and are released
     assert client.post("/matches", json={**body, "games": 5}, environ_base=address).status_code == 202
     run_queue(redis_url, queue_name)
+
+
+def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, queue_name, monkeypatch):
+    """The interleaving that stranded a game on a cluster: the sweeper reads a leftover overdue
+    note and loads the game (it owes nothing yet); the human's write lands then and queues
+    nothing (its answer lost); then the sweeper forgets the note it read. The note the new move
+    needs must survive it, and the next sweep must find the move owed."""
+    services, client = rq_app.extensions["ronda.services"], rq_app.test_client()
+    created = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
+                                          "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
+    game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+    store, sweeper = services.store, services.sweeper
+    store.note_due_move(game_id, time.time() - 60)  # a note left over from an earlier move
+    view = seat_view(client, game_id, token)
+    load, moved = store.load, []
+
+    def refuse(*args):
+        raise redis.ConnectionError("injected: the queue cannot be reached")
+
+    def load_then_the_human_moves(loading_id):
+        loaded = load(loading_id)
+        if loading_id == game_id and not moved:
+            moved.append(True)
+            with monkeypatch.context() as patch:
+                patch.setattr(services.dispatcher, "bot_turn", refuse)
+                assert act(client, game_id, token, view["legal_actions"][0], view["version"]).status_code == 200
+        return loaded
+
+    monkeypatch.setattr(store, "load", load_then_the_human_moves)
+    assert game_id not in [g for g, _, _ in sweeper.stalled_games(5)]  # it saw the game owing nothing
+    monkeypatch.setattr(store, "load", load)
+    assert moved and store.redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is not None
+    assert (game_id, view["version"] + 1, "bot") in sweeper.stalled_games(0)
+
+
+def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, redis_url, queue_name):
+    """One job per game version: the sweeper queueing a waiting move again leaves one job in the
+    queue; once that job ran, queueing it again makes a fresh one."""
+    dispatcher, client = rq_app.extensions["ronda.services"].dispatcher, rq_app.test_client()
+    created = client.post("/games", json={"players": 2, "first_dealer": 0, "rules": {"preset": "simple"},
+                                          "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
+    game_id, version = created["game"]["id"], created["game"]["version"]
+    queue = Queue(queue_name, connection=connect(redis_url))
+    assert queue.count == 1  # the creation queued the bot's move
+    for _ in range(3):
+        dispatcher.bot_turn(game_id, version)
+    assert queue.count == 1
+    run_queue(redis_url, queue_name)
+    dispatcher.bot_turn(game_id, version)  # a stale one now: it runs and ends quietly
+    assert queue.count == 1

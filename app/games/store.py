@@ -55,6 +55,17 @@ return 1
 """
 
 
+# KEYS: due moves set. ARGV: game id, due time (ms). Keeps the earliest time, and always changes the
+# score (one ms earlier when an earlier note stands), so a note made after a sweeper read the set
+# can never match the score that sweeper would forget (_FORGET_DUE_MOVE).
+_NOTE_DUE_MOVE = """
+local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local due = tonumber(ARGV[2])
+if current and tonumber(current) <= due then due = tonumber(current) - 1 end
+return redis.call('ZADD', KEYS[1], due, ARGV[1])
+"""
+
+
 # KEYS: due moves set. ARGV: game id, the score it was read with. Drops it unless noted again since.
 _FORGET_DUE_MOVE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -97,6 +108,7 @@ class GameStore:
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
+        self._note_due_move = client.register_script(_NOTE_DUE_MOVE)
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
         created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
@@ -183,9 +195,14 @@ class GameStore:
 
     def note_due_move(self, game_id: str, due_at: float, later: bool = False):
         """`game_id` may owe a move (a bot's, or a turn timer's) at `due_at` (epoch seconds): the
-        sweeper looks only at games whose noted time has passed. The earliest note is kept, so a
-        writer that loses its race never delays the sweep; `later` moves a note forward."""
-        self.redis.zadd(due_moves_key(bucket_of(game_id)), {game_id: int(due_at * 1000)}, lt=not later, gt=later)
+        sweeper looks only at games whose noted time has passed. A writer keeps the earliest note
+        (one that loses its race never delays the sweep) and changes its score, so a sweeper that
+        read the older note cannot forget this one; `later` (the sweeper's) moves a note forward."""
+        key = due_moves_key(bucket_of(game_id))
+        if later:
+            self.redis.zadd(key, {game_id: int(due_at * 1000)}, gt=True)
+        else:
+            self._note_due_move(keys=[key], args=[game_id, int(due_at * 1000)])
 
     def moves_due_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
         """(game id, due time in ms) of the moves due before the given time, oldest first."""

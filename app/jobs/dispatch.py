@@ -10,6 +10,8 @@ import threading
 from datetime import timedelta
 
 from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job
 
 from ..ops.connection import StoreUnavailable
 from . import tasks
@@ -36,9 +38,22 @@ class RQDispatcher:
                             meta={"live_queue": queue_name})
 
     def bot_turn(self, game_id: str, version: int):
-        # One job id per game version: a re-enqueue (the sweeper's) replaces a lost job.
-        self.queue.enqueue("workers.jobs.play_bot_turn", game_id, version, job_id=f"bot-{game_id}-{version}",
-                           **self.options)
+        self._once("workers.jobs.play_bot_turn", (game_id, version), f"bot-{game_id}-{version}")
+
+    def _once(self, function: str, args: tuple, job_id: str):
+        """One job per game version. A re-dispatch (the sweeper's) of a job still waiting in the
+        queue adds no second one, so a backlog never multiplies; a job that ran, failed or was lost
+        (its status may still say queued or started: a worker killed under it) is queued afresh."""
+        try:
+            self.queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
+        except DuplicateJobError:
+            if self.queue.get_job_position(job_id) is not None:
+                return
+            try:
+                Job.fetch(job_id, connection=self.queue.connection).delete()
+            except NoSuchJobError:  # it expired meanwhile
+                pass
+            self.queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
 
     def turn_timeout(self, game_id: str, version: int, seconds: float):
         """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
@@ -47,7 +62,7 @@ class RQDispatcher:
             self.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
                                   job_id=job_id, **self.options)
         else:
-            self.queue.enqueue("workers.jobs.expire_turn", game_id, version, job_id=job_id, **self.options)
+            self._once("workers.jobs.expire_turn", (game_id, version), job_id)
 
     def match_game_over(self, match_id: str, game_id: str):
         self.queue.enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{game_id}", **self.options)
