@@ -83,7 +83,8 @@ class Shape:
     def start(self):
         self.env["REDIS_URL"] = self.redis_url = self.redis_server.start()
         if self.cluster:
-            self.env["REDIS_CLUSTER_URL"] = self.cluster.start()
+            self.cluster.start()
+            self.env["REDIS_CLUSTER_URL"] = self.cluster.every_node_url  # any node down, the others start a process
         self.api = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],

@@ -153,6 +153,7 @@ class RedisClusterServers:
                          for info in replication)
             if all(state == "ok" for state in states) and synced == self.masters:
                 self.url = f"redis://127.0.0.1:{ports[0]}/0"
+                self.every_node_url = "redis://" + ",".join(f"127.0.0.1:{port}" for port in ports)
                 return self.url
             time.sleep(0.1)
         raise RuntimeError("the cluster did not come up")

@@ -4,6 +4,7 @@ tests/test_api_play.py and tests/test_clients.py also run whole here (whole game
 preset, the 16-writer race, SSE resume, long polls, idempotent replays, rate limits): their
 fixtures take both stores. These are what only a cluster shows."""
 
+import socket
 import time
 import uuid
 
@@ -121,3 +122,18 @@ def test_a_registered_bot_plays_a_match_with_its_turns_and_the_ladder_on_the_clu
     assert finished["status"] == "finished" and finished["entrants"][0]["timeouts"] == 0
     assert {row["entrant"]: row["games"] for row in client.get("/ratings").json}[created["bot"]["entrant"]] == 1
     assert redis.RedisCluster.from_url(cluster_url).exists(bot_inbox_key(created["bot"]["id"]))
+
+
+def test_a_process_starts_while_a_startup_node_is_down(redis_url, cluster_url):
+    """REDIS_CLUSTER_URL lists several nodes: with the first one unreachable the API still boots
+    and answers from the others (a node killed must not keep a new process from starting)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = sock.getsockname()[1]  # nothing listens there
+    live = cluster_url.split("://", 1)[1].split("/", 1)[0]
+    app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": f"redis://127.0.0.1:{dead},{live}",
+                      "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 5, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    assert client.get("/health/ready").status_code == 200
+    created = client.post("/games", json={"players": 2})
+    assert created.status_code == 201 and client.get(f"/games/{created.json['game']['id']}").status_code == 200

@@ -30,8 +30,9 @@ class Config:
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None
-    # Any node of a Redis Cluster: games, events, listings, idempotency, limits and the sweeper's
-    # notes go there; REDIS_URL then serves the job queues alone (RQ does not run on a cluster).
+    # Nodes of a Redis Cluster, `redis://host:port,host:port,...` (any that answers will do): games,
+    # events, listings, idempotency, limits and the sweeper's notes go there; REDIS_URL then serves
+    # the job queues alone (RQ does not run on a cluster).
     REDIS_CLUSTER_URL = os.environ.get("REDIS_CLUSTER_URL") or None
     # Redis connections per API process (requests in flight, plus one for every live stream together).
     REDIS_MAX_CONNECTIONS = int(os.environ.get("RONDA_REDIS_MAX_CONNECTIONS", 50))

@@ -5,6 +5,7 @@ import logging
 
 import redis
 from redis.backoff import NoBackoff
+from redis.cluster import ClusterNode
 from redis.retry import Retry
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,8 @@ def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,
     `POOL_WAIT` fails as the store being unavailable (503), never as a crash.
     """
     if cluster:
-        return redis.RedisCluster.from_url(url, socket_timeout=socket_timeout, socket_connect_timeout=STORE_TIMEOUT,
-                                           max_connections=max_connections)
+        return redis.RedisCluster(startup_nodes=startup_nodes(url), socket_timeout=socket_timeout,
+                                  socket_connect_timeout=STORE_TIMEOUT, max_connections=max_connections)
     pool = redis.BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=POOL_WAIT, socket_timeout=socket_timeout,
         socket_connect_timeout=STORE_TIMEOUT, retry=Retry(NoBackoff(), 0), health_check_interval=10)
@@ -43,6 +44,13 @@ def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,
 # How change notices travel: (publish, subscribe, unsubscribe) and their message types.
 PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
 SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
+
+
+def startup_nodes(url: str) -> list[ClusterNode]:
+    """The nodes of `redis://host:port,host:port,...`: a client starts from any of them that
+    answers, so no single node's failure keeps a process from starting."""
+    addresses = url.split("://", 1)[-1].split("/", 1)[0].split(",")
+    return [ClusterNode(host, int(port)) for host, _, port in (address.rpartition(":") for address in addresses)]
 
 
 def has_sharded_pubsub(client) -> bool:
