@@ -16,6 +16,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from app.ops.embedded import answering
+
 
 def _binary() -> str:
     found = shutil.which("redis-server")
@@ -48,17 +50,13 @@ def _bindable(port: int) -> bool:
 
 
 def _answering(process, client) -> bool:
-    """Wait for a server just started: True once it answers, False if it exited (its port was
-    taken meanwhile: another process may pick any free port between our look and its bind)."""
-    for _ in range(400):
-        if process.poll() is not None:
-            return False
-        try:
-            client.ping()
-            return True
-        except redis.ConnectionError:  # refused, or still loading its append-only file
-            time.sleep(0.025)
-    raise RuntimeError("redis-server did not answer")
+    """True once a server just started answers; False if it exited (its port was taken meanwhile:
+    another process may pick any free port between our look and its bind)."""
+    if answering(process, client):
+        return True
+    if process.poll() is None:
+        raise RuntimeError("redis-server did not answer")
+    return False
 
 
 class RedisServer:

@@ -37,17 +37,24 @@ def start_embedded_redis(data_dir: Path) -> str | None:
     _SERVERS.append(process)
     atexit.register(_stop, process)
     url = f"unix://{socket}"
-    client = redis.Redis.from_url(url)
-    for _ in range(400):
-        if process.poll() is not None:
-            return None
-        try:
-            client.ping()
-            return url
-        except (redis.ConnectionError, FileNotFoundError):
-            time.sleep(0.025)
+    if answering(process, redis.Redis.from_url(url)):
+        return url
     _stop(process)
     return None
+
+
+def answering(process, client, seconds: float = 10) -> bool:
+    """Wait for a redis-server just started: True once it answers; False if it exited first (its
+    port taken meanwhile, say) or did not answer within `seconds`."""
+    for _ in range(int(seconds / 0.025)):
+        if process.poll() is not None:
+            return False
+        try:
+            client.ping()
+            return True
+        except (redis.ConnectionError, FileNotFoundError):  # not listening yet, or loading its data
+            time.sleep(0.025)
+    return False
 
 
 def persistent_secret(data_dir: Path) -> str:
