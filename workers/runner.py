@@ -81,7 +81,7 @@ class _MatchWorker:
 
     def __init__(self, redis_url, queues, group, burst, stop: threading.Event):
         self.args = (redis_url, queues, group, MATCHES, burst)
-        self.burst, self.stopping = burst, stop
+        self.stopping = stop
         self.process = self._start()
         if not burst:
             # The supervising thread forks the restarts: the child's death signal is tied to it,

@@ -36,10 +36,10 @@ def _turn_id(text: str):
 
 
 def header_turn_id(name: str) -> str | None:
-    text = request.headers.get(name)
-    if text is not None and not valid_turn_id(text.strip()):
+    text = (request.headers.get(name) or "").strip()
+    if text and not valid_turn_id(text):
         raise InvalidRequest(f"{name}: not a turn id (<ms>-<n>, each at most 2^64 - 1)", field=name)
-    return text and text.strip()
+    return text or None
 
 
 class Record(Schema):

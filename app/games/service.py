@@ -94,8 +94,10 @@ class GameService:
     def seat_for(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds in this game (None for no token: a spectator); 401 otherwise; 404
         when there is no such game, for spectators too."""
-        doc = self.load(game_id).doc
-        return None if token is None else self.seats.seat_of(doc, token)
+        if token is None:
+            self.version(game_id)  # the cheapest read that says whether it exists
+            return None
+        return self.seats.seat_of(self.load(game_id).doc, token)
 
     def view(self, game_id: str, token: str | None = None) -> tuple[dict, int]:
         """The spectator view, or with a seat token that seat's own view."""
