@@ -162,7 +162,7 @@ class RedisClusterServers:
         self.nodes[port] = subprocess.Popen(
             [_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", directory, "--save", "",
              "--appendonly", "yes", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-             "--cluster-node-timeout", "2000"],
+             "--cluster-node-timeout", "2000", "--cluster-require-full-coverage", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return _answering(self.nodes[port], redis.Redis(port=port, retry=Retry(NoBackoff(), 0)))
 

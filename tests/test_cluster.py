@@ -5,6 +5,8 @@ preset, the 16-writer race, SSE resume, long polls, idempotent replays, rate lim
 fixtures take both stores. These are what only a cluster shows."""
 
 import socket
+from collections import Counter
+import threading
 import time
 import uuid
 
@@ -14,10 +16,10 @@ import redis
 from app import create_app
 from app.ops.connection import PLAIN_FEED
 from app.ops.keys import INDEX_BUCKETS, bot_inbox_key, changes_channel, state_key, status_index_key
-from failover import play_through_a_failover
+from failover import play_through_a_failover, wait_for_failover
 from faults import start_worker, stop
 from redis_server import RedisClusterServers
-from http_helpers import create
+from http_helpers import act, bearer, create
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +139,79 @@ def test_a_process_starts_while_a_startup_node_is_down(redis_url, cluster_url):
     assert client.get("/health/ready").status_code == 200
     created = client.post("/games", json={"players": 2})
     assert created.status_code == 201 and client.get(f"/games/{created.json['game']['id']}").status_code == 200
+
+
+def test_long_polls_on_healthy_shards_answer_while_a_master_fails_over_and_every_shard_after(redis_url):
+    """A master is killed while long polls wait on games of every shard: polls on the two healthy
+    shards are answered by their game's change as soon as it happens, during the failover; once
+    the replica took over, polls on the lost shard's games are answered again too (the process's
+    one change feed subscribed afresh, on the new owner)."""
+    cluster = RedisClusterServers(masters=3, replicas=1)
+    cluster.start()
+    try:
+        app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster.every_node_url,
+                          "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+        client = app.test_client()
+        store = app.extensions["ronda.store"].redis
+        games, owner = [], {}
+        while min(Counter(owner.values()).values(), default=0) < 3 or len(set(owner.values())) < 3:
+            games.append(create(client, seats=[{"type": "human"}, {"type": "human"}]))
+            owner[games[-1][0]["id"]] = store.get_node_from_key(state_key(games[-1][0]["id"])).port
+        victim = owner[games[0][0]["id"]]
+        lost_id = redis.Redis(port=victim).execute_command("CLUSTER", "MYID").decode()
+        waiting = threading.Thread(target=long_poll_answer, args=(app, games[0], 0.0))
+        waiting.start()  # the feed holds a subscription on the master about to die
+        time.sleep(0.5)
+        cluster.kill(victim)
+        healthy = [game for game in games if owner[game[0]["id"]] != victim]
+        answers = run_together(app, healthy, move_after=0.3)
+        assert all(status == 200 and moved and seconds < 5 for status, seconds, moved in answers), answers
+        wait_for_failover(redis.Redis(port=next(p for p in cluster.nodes if p != victim)), lost_id)
+        waiting.join()
+        lost_shard = [game for game in games if owner[game[0]["id"]] == victim]
+        time.sleep(2)
+        answers = run_together(app, lost_shard, move_after=0.3)
+        assert all(status == 200 and moved and seconds < 5 for status, seconds, moved in answers), answers
+    finally:
+        cluster.stop()
+
+
+def run_together(app, games, move_after):
+    answers = []
+    threads = [threading.Thread(target=lambda g=game: answers.append(long_poll_answer(app, g, move_after)))
+               for game in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def long_poll_answer(app, created, move_after):
+    """A long poll (10 s) on the game's current version, and a move by the other seat
+    `move_after` seconds later: (status, seconds to the answer, whether it saw the move)."""
+    game, tokens = created
+    client = app.test_client()
+    view = client.get(f"/games/{game['id']}").json
+    seat = view["awaiting"][0]
+    other = next(s for s in tokens if s != seat)
+
+    def move():
+        time.sleep(move_after)
+        mover = app.test_client()
+        for _ in range(40):  # as a client would: a 503 is read again and retried
+            own = mover.get(f"/games/{game['id']}/view", headers=bearer(tokens[seat]))
+            if own.status_code == 200 and own.json["version"] > view["version"]:
+                return
+            if own.status_code == 200 and act(mover, game["id"], tokens[seat], own.json["legal_actions"][0],
+                                              own.json["version"]).status_code == 200:
+                return
+            time.sleep(0.1)
+
+    if move_after:
+        threading.Thread(target=move).start()
+    started = time.monotonic()
+    rv = client.get(f"/games/{game['id']}/view?after_version={view['version']}&wait_seconds=10",
+                    headers=bearer(tokens[other]))
+    answer = rv.status_code, round(time.monotonic() - started, 1), rv.status_code == 200 and rv.json["version"] > view["version"]
+    return answer

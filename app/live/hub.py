@@ -60,6 +60,7 @@ class LiveHub:
         self._feed = ChangeFeed(store.redis, store.feed_commands)
         self._watchers = defaultdict(set)
         self._cursor = {}  # game id -> events read so far
+        self._behind = set()  # topics to read again: their node was lost and they are subscribed anew
         self._requests = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
@@ -138,13 +139,13 @@ class LiveHub:
         while not self._closed and not self._idle():
             try:
                 self._apply_requests()
+                self._catch_up_behind()
                 notice = self._feed.next_notice(POLL_SECONDS)
                 if notice:
                     self._on_notice(*notice)
             except StoreUnavailable as error:
-                log.warning("change feed lost: %s; resubscribing", error)
-                if not self._closed:
-                    self._recover()
+                log.warning("change feed could not read the store: %s", error)
+                time.sleep(RETRY_SECONDS)
             except Exception:
                 log.exception("change feed failed")
                 time.sleep(RETRY_SECONDS)
@@ -154,6 +155,7 @@ class LiveHub:
         with self._lock:
             if self._watchers or self._cursor or not self._requests.empty():
                 return False
+            self._feed.close()
             self._thread = None
             return True
 
@@ -175,12 +177,27 @@ class LiveHub:
                 self._cursor.pop(game_id, None)
 
     def _on_notice(self, kind, topic, version):
-        if kind == "subscribed":
+        if kind == "subscribed" and topic in self._cursor:
+            # Subscribed again after its node was lost: what changed meanwhile is read now.
+            self._behind.add(topic)
+        elif kind == "subscribed":
             # The game's events are counted after subscribing, so none slips; a bot's watchers read its inbox.
             self._cursor[topic] = 0 if topic.startswith(BOT_TOPIC) else self.store.event_count(topic)
             self._mark_subscribed(topic)
         elif topic in self._cursor:
             self._changed(topic, version)
+
+    def _catch_up_behind(self):
+        """Topics whose notices may have been missed: treat each as changed (until its store answers)."""
+        for topic in list(self._behind):
+            if topic not in self._cursor:
+                self._behind.discard(topic)
+                continue
+            try:
+                self._changed(topic, None if topic.startswith(BOT_TOPIC) else self.store.version(topic))
+            except GameMissing:
+                pass  # expired: its watchers end on their own timeouts
+            self._behind.discard(topic)
 
     def _mark_subscribed(self, game_id: str):
         with self._lock:
@@ -212,50 +229,138 @@ class LiveHub:
                     for event in events for visible in (visible_event(event, watcher.seat),)]
             watcher.inbox.put(("change", (version, rendered.get(watcher.seat) if watcher.wants_events else None)))
 
-    def _recover(self):
-        """After the connection broke: subscribe again (redis-py does on reconnect) and treat every
-        watched game as changed, so no event of the gap is lost."""
-        time.sleep(RETRY_SECONDS)
-        for game_id in list(self._cursor):
-            try:
-                self._changed(game_id, None if game_id.startswith(BOT_TOPIC) else self.store.version(game_id))
-            except GameMissing:
-                pass  # expired: its watchers end on their own timeouts
-            except StoreUnavailable as error:  # still down: the next round of the loop tries again
-                log.warning("change feed still down: %s", error)
-                return
-
-
 class ChangeFeed:
-    """One process's subscriptions to games' change channels: plain pub/sub on one Redis, sharded
-    pub/sub on a cluster (a game's notices stay on its shard; one connection per shard)."""
+    """One process's subscriptions to change channels: plain pub/sub on one Redis, sharded pub/sub
+    on a cluster (a game's notices stay on its shard). One connection per node that owns a
+    watched channel, each read by its own thread, so a node that dies holds up only its own
+    topics: they are subscribed again, on whichever node owns them by then (after a failover,
+    the promoted replica), and the confirmation tells the hub to catch them up."""
 
     def __init__(self, client, commands):
-        self._pubsub = client.pubsub()
+        self._client = client
+        self._cluster = isinstance(client, redis.RedisCluster)
         _, self._subscribe, self._unsubscribe = commands
-        self._sharded = commands is SHARDED_FEED
+        self._notices = queue.SimpleQueue()
+        self._readers = {}  # node name -> _NodeReader
+        self._placed = {}  # topic -> its node's name, or None while it waits to be subscribed again
+        self._retry_at = 0.0
 
     def subscribe(self, topic: str):
-        getattr(self._pubsub, self._subscribe)(_channel_of(topic))
+        self._placed[topic] = None
+        self._place(topic)
 
     def unsubscribe(self, topic: str):
-        getattr(self._pubsub, self._unsubscribe)(_channel_of(topic))
+        reader = self._readers.get(self._placed.pop(topic, None))
+        if reader is not None:
+            reader.topics.discard(topic)
+            try:
+                reader.send(self._unsubscribe, _channel_of(topic))
+            except StoreUnavailable:
+                self._lose(reader)
 
     def next_notice(self, timeout: float):
-        """("subscribed" or "changed", game id, version or None), or None when nothing came."""
-        if self._sharded:
-            if not self._pubsub.shard_channels:
-                time.sleep(timeout)
-                return None
-            message = self._pubsub.get_sharded_message(timeout=timeout)
-        else:
-            message = self._pubsub.get_message(timeout=timeout)
-        if not message or message["type"] not in NOTICE_KINDS:
+        """("subscribed" or "changed", topic, version or None), or None when nothing came."""
+        if time.monotonic() >= self._retry_at and None in self._placed.values():
+            self._place_again()
+        try:
+            notice = self._notices.get(timeout=timeout)
+        except queue.Empty:
             return None
-        topic = _topic_of(message["channel"])
-        if NOTICE_KINDS[message["type"]] == "subscribed":
-            return "subscribed", topic, None
-        return "changed", topic, None if topic.startswith(BOT_TOPIC) else int(message["data"])
+        if notice[0] == "lost":
+            self._lose(notice[1])
+            return None
+        return notice
+
+    def close(self):
+        for reader in list(self._readers.values()):
+            reader.close()
+        self._readers.clear()
+        self._placed.clear()
+
+    def _place(self, topic: str):
+        channel = _channel_of(topic)
+        try:
+            name, connection = self._owner(channel)
+            reader = self._readers.get(name)
+            if reader is None:
+                reader = self._readers[name] = _NodeReader(name, connection, self._notices)
+            reader.send(self._subscribe, channel)
+        except StoreUnavailable as error:
+            log.warning("change feed: %s waits for its node: %s", topic, error)
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            return
+        reader.topics.add(topic)
+        self._placed[topic] = name
+
+    def _owner(self, channel: str):
+        if not self._cluster:
+            return "redis", self._client
+        node = self._client.get_node_from_key(channel)
+        # A client of its own: the cluster client drops its nodes' connections when it learns the
+        # slots again, which would cut every shard's subscriptions, not only the lost one's.
+        pool = self._client.get_redis_connection(node).connection_pool
+        return node.name, redis.Redis(connection_pool=redis.ConnectionPool(
+            connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs))
+
+    def _place_again(self):
+        if self._cluster:
+            try:  # learn who owns the slots now
+                self._client.nodes_manager.initialize()
+            except StoreUnavailable as error:
+                log.warning("change feed: the cluster's slots are not known yet: %s", error)
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                return
+        for topic in [topic for topic, name in self._placed.items() if name is None]:
+            self._place(topic)
+
+    def _lose(self, reader: "_NodeReader"):
+        if self._readers.get(reader.name) is not reader:
+            return  # already replaced
+        del self._readers[reader.name]
+        reader.close()
+        for topic in reader.topics:
+            if topic in self._placed:
+                self._placed[topic] = None
+        self._retry_at = time.monotonic() + RETRY_SECONDS
+
+
+class _NodeReader:
+    """One node's pub/sub connection and the thread that reads it into the feed's notices."""
+
+    def __init__(self, name: str, connection, notices: queue.SimpleQueue):
+        self.name = name
+        self.topics = set()
+        self._pubsub = connection.pubsub()
+        self._notices = notices
+        self._closed = False
+        threading.Thread(target=self._read, name="ronda-live-node", daemon=True).start()
+
+    def send(self, command: str, channel: str):
+        getattr(self._pubsub, command)(channel)
+
+    def close(self):
+        self._closed = True
+        try:
+            self._pubsub.close()
+        except Exception:  # a dead connection's close may fail; it is dropped either way
+            pass
+
+    def _read(self):
+        while not self._closed:
+            try:
+                message = self._pubsub.get_message(timeout=1.0)
+            except Exception as error:  # the node died, froze or closed under us
+                if not self._closed:
+                    log.warning("change feed lost a node: %s", error)
+                    self._notices.put(("lost", self))
+                return
+            if message and message["type"] in NOTICE_KINDS:
+                topic = _topic_of(message["channel"])
+                if NOTICE_KINDS[message["type"]] == "subscribed":
+                    self._notices.put(("subscribed", topic, None))
+                else:
+                    self._notices.put(("changed", topic,
+                                       None if topic.startswith(BOT_TOPIC) else int(message["data"])))
 
 
 NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
