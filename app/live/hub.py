@@ -21,7 +21,7 @@ import redis
 
 from ..engine import visible_event
 from ..games.store import GameMissing
-from ..ops.connection import SHARDED_FEED, StoreUnavailable
+from ..ops.connection import StoreUnavailable
 from ..ops.keys import bot_turns_channel, changes_channel
 
 log = logging.getLogger(__name__)
