@@ -4,7 +4,10 @@ tests/test_api_play.py and tests/test_clients.py also run whole here (whole game
 preset, the 16-writer race, SSE resume, long polls, idempotent replays, rate limits): their
 fixtures take both stores. These are what only a cluster shows."""
 
+import os
 import socket
+import subprocess
+import sys
 from collections import Counter
 import threading
 import time
@@ -215,3 +218,50 @@ def long_poll_answer(app, created, move_after):
                     headers=bearer(tokens[other]))
     answer = rv.status_code, round(time.monotonic() - started, 1), rv.status_code == 200 and rv.json["version"] > view["version"]
     return answer
+
+
+@pytest.mark.parametrize("role", ["master", "replica"])
+def test_the_first_startup_node_killed_bot_games_go_on_and_a_new_process_boots(redis_url, role):
+    """REDIS_CLUSTER_URL lists every node, the one killed first: a real `ronda worker` keeps moving
+    bot games (on its long-lived cluster client), the API keeps answering, and a new process started
+    after the kill boots from the other nodes and serves."""
+    cluster = RedisClusterServers(masters=3, replicas=1)
+    cluster.start()
+    queue = f"bots-startup-{uuid.uuid4().hex[:8]}"
+    try:
+        roles = {port: redis.Redis(port=port).info("replication")["role"] for port in cluster.nodes}
+        first = next(port for port, found in roles.items() if found == {"master": "master", "replica": "slave"}[role])
+        url = "redis://" + ",".join(f"127.0.0.1:{port}" for port in [first, *(p for p in cluster.nodes if p != first)])
+        app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url, "BOT_QUEUE": queue, "BOT_DISPATCH": "rq",
+                          "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+        client = app.test_client()
+        worker = start_worker(redis_url, queue, cluster_url=url)
+        try:
+            games = [client.post("/games", json={"players": 2, "rules": {"preset": "classic"},
+                                                 "seats": [{"type": "bot", "bot": "greedy"},
+                                                           {"type": "bot", "bot": "random"}]}).json["game"]["id"]
+                     for _ in range(6)]
+            deadline = time.time() + 30
+            while min(client.get(f"/games/{g}").json["version"] for g in games) < 10 and time.time() < deadline:
+                time.sleep(0.1)
+            cluster.kill(first)
+            moved_at_kill = {g: client.get(f"/games/{g}").json for g in games}
+            assert any(game["status"] == "active" for game in moved_at_kill.values())
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                statuses = [client.get(f"/games/{g}") for g in games]
+                if all(rv.status_code == 200 and rv.json["status"] == "finished" for rv in statuses):
+                    break
+                time.sleep(0.5)
+            assert all(rv.status_code == 200 and rv.json["status"] == "finished" for rv in statuses)
+        finally:
+            stop(worker)
+        booted = subprocess.run(
+            [sys.executable, "-c", "from app import create_app\n"
+             "client = create_app().test_client()\n"
+             "print(client.get('/health/ready').status_code, client.post('/games', json={'players': 2}).status_code)"],
+            env={**os.environ, "REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url}, capture_output=True, text=True,
+            timeout=60)
+        assert booted.stdout.split() == ["200", "201"], booted.stderr[-2000:]
+    finally:
+        cluster.stop()
