@@ -40,7 +40,8 @@ class Services:
     def __init__(self, config: dict, in_process: bool, queue_client=None):
         queue_client = queue_client or redis_client(config["REDIS_URL"], config["REDIS_MAX_CONNECTIONS"])
         client = store_client(config, queue_client)
-        self.dispatcher = InProcessDispatcher(self) if in_process else RQDispatcher(queue_client, config["BOT_QUEUE"])
+        self.dispatcher = InProcessDispatcher(self) if in_process else RQDispatcher(
+            queue_clients(config, queue_client), config["BOT_QUEUE"])
         ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                          "finished": config["FINISHED_GAME_TTL"]}
         self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
@@ -72,6 +73,18 @@ def redis_client(url: str | None, max_connections: int, **options):
     if _in_process_server is None:
         _in_process_server = fakeredis.FakeServer()
     return fakeredis.FakeRedis(server=_in_process_server)
+
+
+def queue_clients(config: dict, own_client) -> list:
+    """The job queues' Redis instances: REDIS_QUEUE_URLS, or REDIS_URL alone; `own_client` serves
+    the one that is REDIS_URL (a worker's own queue Redis)."""
+    if not config.get("QUEUE_URLS"):
+        return [own_client]
+    if not config.get("REDIS_CLUSTER_URL"):
+        raise ValueError("REDIS_QUEUE_URLS needs REDIS_CLUSTER_URL: the games must live apart from the queues")
+    urls = config["QUEUE_URLS"].split(",")
+    return [own_client if url == config["REDIS_URL"] else redis_client(url, config["REDIS_MAX_CONNECTIONS"])
+            for url in urls]
 
 
 def store_client(config: dict, queue_client):

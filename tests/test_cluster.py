@@ -15,13 +15,14 @@ import uuid
 
 import pytest
 import redis
+from rq import Queue
 
 from app import create_app
 from app.ops.connection import PLAIN_FEED
 from app.ops.keys import INDEX_BUCKETS, bot_inbox_key, changes_channel, state_key, status_index_key
 from failover import play_through_a_failover, wait_for_failover
 from faults import start_worker, stop
-from redis_server import RedisClusterServers
+from redis_server import RedisClusterServers, RedisServer
 from http_helpers import act, bearer, create
 
 
@@ -265,3 +266,29 @@ def test_the_first_startup_node_killed_bot_games_go_on_and_a_new_process_boots(r
         assert booted.stdout.split() == ["200", "201"], booted.stderr[-2000:]
     finally:
         cluster.stop()
+
+
+def test_bot_jobs_spread_over_two_queue_redis_each_served_by_its_own_worker(redis_url, cluster_url):
+    """REDIS_QUEUE_URLS: each game's jobs go to one queue Redis, chosen by its id, and one `ronda
+    worker` serves each; every bot game is played to its end and both queues did work."""
+    second = RedisServer()
+    urls = f"{redis_url},{second.start()}"
+    queue = f"bots-sharded-{uuid.uuid4().hex[:8]}"
+    app = create_app({"REDIS_URL": redis_url, "QUEUE_URLS": urls, "REDIS_CLUSTER_URL": cluster_url, "BOT_QUEUE": queue,
+                      "BOT_DISPATCH": "rq", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    workers = [start_worker(url, queue, cluster_url=cluster_url, REDIS_QUEUE_URLS=urls) for url in urls.split(",")]
+    try:
+        games = [client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 11},
+                                             "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]}
+                             ).json["game"]["id"] for _ in range(8)]
+        deadline = time.time() + 90
+        while time.time() < deadline and any(client.get(f"/games/{g}").json["status"] != "finished" for g in games):
+            time.sleep(0.2)
+        assert all(client.get(f"/games/{g}").json["status"] == "finished" for g in games)
+        ran = [len(Queue(queue, connection=redis.Redis.from_url(url)).finished_job_registry) for url in urls.split(",")]
+        assert all(count > 0 for count in ran), ran
+    finally:
+        for worker in workers:
+            stop(worker)
+        second.stop()

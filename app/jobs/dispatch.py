@@ -7,6 +7,7 @@ quietly when what they were asked is stale.
 import logging
 import queue
 import threading
+import zlib
 from datetime import timedelta
 
 from rq import Queue, Retry
@@ -29,50 +30,62 @@ def match_queue_name(live_queue: str) -> str:
 
 class RQDispatcher:
     """Jobs of workers/jobs.py. Each carries the live queue it follows up on (in its meta), so the
-    worker that runs it queues the next bot move where this deployment's workers listen."""
+    worker that runs it queues the next bot move where this deployment's workers listen.
 
-    def __init__(self, connection, queue_name: str):
-        self.queue = Queue(queue_name, connection=connection)
-        self.match_queue = Queue(match_queue_name(queue_name), connection=connection)
+    With several queue Redis instances (`connections`), a game's jobs always go to the same
+    one, chosen by its id (a match's, by the match's), and each `ronda worker` serves one: the
+    job queues grow past what one Redis serves, as the games do on a cluster."""
+
+    def __init__(self, connections: list, queue_name: str):
+        self.queues = [(Queue(queue_name, connection=connection),
+                        Queue(match_queue_name(queue_name), connection=connection)) for connection in connections]
         self.options = dict(job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600,
                             meta={"live_queue": queue_name})
 
-    def bot_turn(self, game_id: str, version: int):
-        self._once("workers.jobs.play_bot_turn", (game_id, version), f"bot-{game_id}-{version}")
+    def _queues_of(self, game_or_match_id: str) -> tuple[Queue, Queue]:
+        return self.queues[zlib.crc32(game_or_match_id.encode()) % len(self.queues)]
 
-    def _once(self, function: str, args: tuple, job_id: str):
+    def bot_turn(self, game_id: str, version: int):
+        self._once(self._queues_of(game_id)[0], "workers.jobs.play_bot_turn", (game_id, version),
+                   f"bot-{game_id}-{version}")
+
+    def _once(self, queue: Queue, function: str, args: tuple, job_id: str):
         """One job per game version. A re-dispatch (the sweeper's) of a job still waiting in the
         queue adds no second one, so a backlog never multiplies; a job that ran, failed or was lost
         (its status may still say queued or started: a worker killed under it) is queued afresh."""
         try:
-            self.queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
+            queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
         except DuplicateJobError:
-            if self.queue.get_job_position(job_id) is not None:
+            if queue.get_job_position(job_id) is not None:
                 return
             try:
-                Job.fetch(job_id, connection=self.queue.connection).delete()
+                Job.fetch(job_id, connection=queue.connection).delete()
             except NoSuchJobError:  # it expired meanwhile
                 pass
-            self.queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
+            queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
 
     def turn_timeout(self, game_id: str, version: int, seconds: float):
         """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
-        job_id = f"timeout-{game_id}-{version}"
+        job_id, queue = f"timeout-{game_id}-{version}", self._queues_of(game_id)[0]
         if seconds > 0:
-            self.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
-                                  job_id=job_id, **self.options)
+            queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
+                             job_id=job_id, **self.options)
         else:
-            self._once("workers.jobs.expire_turn", (game_id, version), job_id)
+            self._once(queue, "workers.jobs.expire_turn", (game_id, version), job_id)
 
     def match_game_over(self, match_id: str, game_id: str):
-        self.queue.enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{game_id}", **self.options)
+        self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{game_id}",
+                                             **self.options)
 
     def queue_depths(self) -> dict[str, int]:
-        return {self.queue.name: self.queue.count, self.match_queue.name: self.match_queue.count}
+        many = len(self.queues) > 1
+        return {f"{queue.name}@{index}" if many else queue.name: queue.count
+                for index, pair in enumerate(self.queues) for queue in pair}
 
     def match_game(self, match_id: str, index: int):
-        self.match_queue.enqueue("workers.jobs.play_match_game", match_id, index, job_id=f"match-{match_id}-{index}",
-                                 **{**self.options, "job_timeout": MATCH_GAME_TIMEOUT})
+        self._queues_of(match_id)[1].enqueue("workers.jobs.play_match_game", match_id, index,
+                                             job_id=f"match-{match_id}-{index}",
+                                             **{**self.options, "job_timeout": MATCH_GAME_TIMEOUT})
 
 
 class InProcessDispatcher:

@@ -34,6 +34,10 @@ class Config:
     # events, listings, idempotency, limits and the sweeper's notes go there; REDIS_URL then serves
     # the job queues alone (RQ does not run on a cluster).
     REDIS_CLUSTER_URL = os.environ.get("REDIS_CLUSTER_URL") or None
+    # Several Redis instances for the job queues, `redis://a:6379/0,redis://b:6379/0` (REDIS_URL
+    # among them), with the games on REDIS_CLUSTER_URL: a game's jobs go to one, chosen by its
+    # id, and each `ronda worker` serves the one its REDIS_URL names (docs/scaling.md).
+    QUEUE_URLS = os.environ.get("REDIS_QUEUE_URLS") or None
     # Redis connections per API process (requests in flight, plus one for every live stream together).
     REDIS_MAX_CONNECTIONS = int(os.environ.get("RONDA_REDIS_MAX_CONNECTIONS", 50))
     # Durability: answer a write only once this many replicas have it (Redis WAIT, at most
