@@ -9,6 +9,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import wiring
 from .api import bodies, bots, games, health, idempotency, limits, matches, problems, rules, web_client
+from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
 from .api.schemas import Problem
 from .live.streams import render_event
@@ -34,8 +35,10 @@ def create_app(overrides: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_object(Config)
     app.config.update(overrides or {})
-    api = RondaApi(app)
+    api = RondaApi(app, spec_kwargs={"extra_plugins": [HttpConventions()], "servers": SERVERS})
     document_event_union(api.spec)
+    for notice in (bots.GameOver, bots.MatchOver):  # named in streams and long polls, not by a view
+        api.spec.components.schema(notice.__name__, schema=notice)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)

@@ -45,7 +45,8 @@ class Services:
         ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                          "finished": config["FINISHED_GAME_TTL"]}
         self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-        self.accounts = AccountService(AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]), utc_now)
+        self.accounts = AccountService(AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]),
+                                       utc_now, secret_key(config))
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)

@@ -102,7 +102,7 @@ class Deployment:
     def reset_counters(self):
         for node in self.nodes:
             node.config_resetstat()
-        self.cpu_at_reset = self.api_cpu_seconds()
+        self.cpu_at_reset = self.api_cpu_seconds(), self.worker_cpu_seconds()
 
     def redis_counters(self) -> dict:
         """Calls and bytes (in + out) since the reset, in all and on the queues' Redis alone (on
@@ -122,17 +122,25 @@ class Deployment:
         return found
 
     def api_cpu_seconds(self) -> float:
-        """User and system CPU of gunicorn's workers (Linux /proc)."""
-        ticks = os.sysconf("SC_CLK_TCK")
-        total = 0
-        for pid in [self.api.pid, *_children(self.api.pid)]:
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-            except FileNotFoundError:
-                pass
-        return total / ticks
+        """User and system CPU of gunicorn and its workers."""
+        return _cpu_seconds([self.api.pid, *_children(self.api.pid)])
+
+    def worker_cpu_seconds(self) -> float:
+        """User and system CPU of the `ronda worker`s and the processes they forked."""
+        return _cpu_seconds([pid for worker in self.workers for pid in (worker.pid, *_children(worker.pid))])
+
+
+def _cpu_seconds(pids) -> float:
+    """Linux /proc: utime + stime of each process."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except FileNotFoundError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _children(pid: int) -> list[int]:
@@ -173,12 +181,14 @@ def bot_games(deployment: Deployment, games: int, rules: dict, seconds: float = 
                 versions[game_id] = game["version"]
                 pending.discard(game_id)
         if pending:
-            time.sleep(0.25)
+            time.sleep(2)  # the bench's own polling should not take the workers' CPU
     elapsed = time.monotonic() - started
     moves = sum(versions.values())
+    worker_cpu = deployment.worker_cpu_seconds() - deployment.cpu_at_reset[1]
     counters = deployment.redis_counters()
     return {"games": games, "finished": len(versions), "seconds": elapsed, "moves": moves,
-            "moves_per_second": moves / elapsed, **per(counters, moves)}
+            "moves_per_second": moves / elapsed, "worker_cpu_ms_per_move": 1000 * worker_cpu / max(moves, 1),
+            **per(counters, moves)}
 
 
 def per(counters: dict, actions: int) -> dict:
@@ -228,7 +238,7 @@ def human_games(deployment: Deployment, clients: int, seconds: float) -> dict:
         thread.join()
     elapsed = time.monotonic() - started
     actions = sum(versions.values())
-    cpu = deployment.api_cpu_seconds() - deployment.cpu_at_reset
+    cpu = deployment.api_cpu_seconds() - deployment.cpu_at_reset[0]
     counters = deployment.redis_counters()
     latencies.sort()
     return {"actions": actions, "actions_per_second": actions / elapsed,
@@ -260,7 +270,8 @@ def main():
                 continue
             print(f"{args.bot_games} bot games (greedy v greedy, {rules}), 2 API processes, 2 workers, {store}: "
                   f"{result['finished']} finished in {result['seconds']:.1f} s, {result['moves']} moves, "
-                  f"{result['moves_per_second']:.0f} moves/s; per move: {result['calls_per_action']:.1f} Redis calls "
+                  f"{result['moves_per_second']:.0f} moves/s; per move: {result['worker_cpu_ms_per_move']:.1f} ms of "
+                  f"worker CPU, {result['calls_per_action']:.1f} Redis calls "
                   f"({result['queue_calls_per_action']:.1f} on the queues' Redis), "
                   f"{result['bytes_per_action']:.0f} bytes")
             top = sorted(result["commands_per_action"].items(), key=lambda item: -item[1])[:14]

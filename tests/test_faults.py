@@ -228,3 +228,22 @@ def test_no_seat_token_can_be_read_from_redis(app, client, redis_url):
         dump.append(repr(key) + repr(read(key) if read else None))
     text = "".join(dump)
     assert all(token not in text for token in tokens)
+
+
+def test_with_limits_on_and_redis_down_every_request_is_a_503_problem_never_a_500(own_redis):
+    """The rate limiter counts in the store's Redis: when it fails, the request goes on (the
+    limiter lets it through) and its own store calls answer 503 with Retry-After; nothing is a 500."""
+    app = create_app({"REDIS_URL": own_redis.url, "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 100,
+                      "RATE_LIMIT_PER_TOKEN": 100, "RATE_LIMIT_PER_BOT_TOKEN": 100})
+    client = app.test_client()
+    game_id, token = human_against_greedy(client)
+    own_redis.kill()
+    answers = [client.get("/games"), client.get(f"/games/{game_id}"),
+               client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}),
+               client.post(f"/games/{game_id}/actions", json={"type": "pass"},
+                           headers={"Authorization": f"Bearer {token}", "If-Match": '"1"'}),
+               client.get("/bots/me/turns?wait_seconds=0", headers={"Authorization": "Bearer rbot.x.y"}),
+               client.post("/games", json={"players": 2})]
+    assert [rv.status_code for rv in answers] == [503] * len(answers)
+    assert all(rv.content_type == PROBLEM and int(rv.headers["Retry-After"]) >= 1 for rv in answers)
+    assert client.get("/health/live").status_code == 200

@@ -1,8 +1,11 @@
 """Registered outside bots, their turns, matches they play over HTTP, the rating ladder and levels."""
 
 import json
+import subprocess
+import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import redis
@@ -12,6 +15,9 @@ from app.accounts import ratings
 from app.accounts.store import AccountStore
 from app.engine import Game, rules_from_request
 from app.matches.play import deck_seed
+from tooling import require
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def register(base, name="Test bot"):
@@ -50,7 +56,8 @@ def test_elo_updates_are_the_hand_computed_ones():
 
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     from app.accounts.service import AccountService
-    bots = AccountService(AccountStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now")
+    bots = AccountService(AccountStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now",
+                          secret=b"test")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     bots.rate_game(a, b)  # 1500 vs 1500: ±12
     bots.rate_game(b, a)  # 1488 beats 1512: expected 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
@@ -103,7 +110,7 @@ def test_turns_come_by_sse_and_long_poll_and_the_bot_token_acts_only_in_its_own_
     polled = requests.get(f"{live_server}/bots/me/turns?wait_seconds=0&after=0", headers=auth).json()
     assert turn["id"] in [t["id"] for t in polled["turns"]]
     after = requests.get(f"{live_server}/bots/me/turns?wait_seconds=0&after={turn['id']}", headers=auth).json()
-    assert after == {"turns": [], "cursor": turn["id"]}  # resumed after it: nothing repeated
+    assert after == {"turns": [], "notices": [], "cursor": turn["id"]}  # resumed after it: nothing repeated
 
     view = requests.get(f"{live_server}/games/{turn['game_id']}/view", headers=auth).json()
     assert view["seat"] == turn["seat"] and view["hand"] and turn["seat"] in view["awaiting"]
@@ -216,3 +223,42 @@ def test_turn_ids_past_a_stream_ids_range_are_refused_not_failed(live_server):
         answer = requests.get(f"{live_server}/bots/me/stream", headers={**auth, "Last-Event-ID": last_event_id},
                               stream=True, timeout=10)
         assert answer.status_code == 422 and answer.json()["code"] == "invalid_request", last_event_id
+
+
+def test_a_node_bot_that_follows_the_readme_plays_a_20_game_match_within_the_default_limits(redis_url):
+    """examples/outside_bot.mjs (fetch and a small SSE reader, no SDK) against greedy, every limit
+    at its default: each turn event carries the view, so one request a turn; no 429, no timeout,
+    and game_over / match_over say when it is done."""
+    node = require("node", "Node.js 18 or later (Debian: apt-get install nodejs)")
+    from werkzeug.serving import make_server
+
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess"})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    try:
+        run = subprocess.run([node, "examples/outside_bot.mjs", base, "20"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=600)
+    finally:
+        server.shutdown()
+    print(run.stdout, run.stderr[-2000:])
+    played = json.loads(run.stdout.strip().splitlines()[-1])
+    assert played["games"] == played["games_over_events"] == 20 and played["forfeited_by"] is None
+    assert played["timeouts"] == 0 and played["too_many_requests"] == 0
+    assert played["requests"] <= played["turns"] + 3  # registration, stream, match: then one action a turn
+    match = app.test_client().get(f"/matches/{played['match_id']}").json
+    assert all(entrant["mean_ms_per_move"] is not None for entrant in match["entrants"])
+
+
+def test_registering_a_bot_again_with_its_idempotency_key_answers_the_same_bot_and_a_working_token(live_server):
+    key = {"Idempotency-Key": f"register-{uuid.uuid4().hex}"}
+    first = requests.post(f"{live_server}/bots", json={"name": "Retried"}, headers=key)
+    again = requests.post(f"{live_server}/bots", json={"name": "Retried"}, headers=key)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    assert again.json() == first.json() and again.headers["Location"] == first.headers["Location"]
+    auth = {"Authorization": f"Bearer {again.json()['token']}"}
+    assert requests.get(f"{live_server}/bots/me/turns?wait_seconds=0", headers=auth).status_code == 200
+    other = requests.post(f"{live_server}/bots", json={"name": "Retried"})
+    assert other.json()["bot"]["id"] != first.json()["bot"]["id"]  # without the key, a second bot

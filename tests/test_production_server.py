@@ -143,7 +143,7 @@ def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_r
             ready = list(pool.map(lambda _: call(base, "GET", "/health/ready"), range(50)))
         assert len(views) == 100 and all(v["status"] == "open" for v in views) and len(ready) == 50
         assert redis.info("clients")["connected_clients"] - clients_before < 60
-        AccountStore(redis, "PUBLISH", 3600).post_turn(bots[0]["bot"]["id"], {
+        AccountStore(redis, "PUBLISH", 3600).notify(bots[0]["bot"]["id"], {
             "game_id": "g", "seat": 0, "version": 1, "match_id": None, "move_seconds": None, "deadline": None})
         for sock in streams[::len(bots)]:
             assert b'"game_id":"g"' in read_until(sock, b"event: turn", 1)

@@ -1,8 +1,12 @@
 """Registered outside bots: their tokens, the turns they are owed, the rating ladder and the levels.
 
-A bot token is `rbot.<bot id>.<secret>`; the store keeps only its SHA-256, as for seat tokens.
+A bot token is `rbot.<bot id>.<mac>`, derived from the server's secret and a salt kept with the
+bot, as seat tokens are: the store keeps only its SHA-256, and an idempotent replay of the
+registration derives the same token again.
 """
 
+import base64
+import hashlib
 import hmac
 import logging
 import secrets
@@ -21,25 +25,40 @@ MAX_MOVE_SECONDS = 60  # the longest per-move time limit: an older turn has been
 
 
 class AccountService:
-    def __init__(self, store, utc_now):
+    def __init__(self, store, utc_now, secret: bytes):
         self.store = store
         self.utc_now = utc_now
+        self.secret = secret
 
     # ----- registry ----------------------------------------------------------------------------
-    def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int) -> tuple[dict, str]:
+    def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int,
+                 bot_id: str | None = None) -> tuple[dict, str]:
         """A new bot for `client` (an address), within its limits: `per_hour` registrations, and
-        `cap` bots registered within the idle ttl (0: no limit)."""
-        bot_id = secrets.token_urlsafe(9)
+        `cap` bots registered within the idle ttl (0: no limit). `bot_id`, when given, is the same
+        for every retry of one request: a retry after a first run that died finds its bot."""
+        if bot_id is not None and (existing := self.store.load(bot_id)) is not None:
+            return self._public(existing, self.store.ratings()), self.token_of(bot_id)
+        bot_id = bot_id or secrets.token_urlsafe(9)
         refused = self.store.reserve_registration(client, bot_id, per_hour, cap)
         if refused == -1:
             raise TooManyBots(f"more than {per_hour} bots registered from this address in an hour; retry later")
         if refused == -2:
             raise TooManyBots(f"{cap} bots already registered from this address and kept; reuse them")
-        token = f"{TOKEN_PREFIX}{bot_id}.{secrets.token_urlsafe(32)}"
-        doc = {"id": bot_id, "name": name, "description": description or "", "token_hash": token_digest(token),
-               "created_at": self.utc_now()}
+        salt = secrets.token_hex(16)
+        token = self._derive_token(bot_id, salt)
+        doc = {"id": bot_id, "name": name, "description": description or "", "token_salt": salt,
+               "token_hash": token_digest(token), "created_at": self.utc_now()}
         self.store.register(bot_id, doc)
         return self._public(doc, self.store.ratings()), token
+
+    def token_of(self, bot_id: str) -> str | None:
+        """The bot's token, derived again (None for a bot gone, or registered before tokens were derived)."""
+        doc = self.store.load(bot_id)
+        return self._derive_token(bot_id, doc["token_salt"]) if doc and "token_salt" in doc else None
+
+    def _derive_token(self, bot_id: str, salt: str) -> str:
+        mac = hmac.new(self.secret, f"bot:{bot_id}:{salt}".encode(), hashlib.sha256).digest()
+        return f"{TOKEN_PREFIX}{bot_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
     def get(self, bot_id: str) -> dict:
         return self._public(self._load(bot_id), self.store.ratings())
@@ -83,21 +102,24 @@ class AccountService:
         return {"id": doc["id"], "entrant": OUTSIDE_PREFIX + doc["id"], "name": doc["name"],
                 "description": doc["description"], "created_at": doc["created_at"], **_record(rated)}
 
-    # ----- turns -------------------------------------------------------------------------------
-    def post_turn(self, bot_id: str, turn: dict):
-        """Tell a bot it must act; if the store fails, the game's turn timer still moves it on."""
+    # ----- the inbox: turns, game_over, match_over ---------------------------------------------
+    def notify(self, bot_id: str, notice: dict):
+        """Put a notice in a bot's inbox (its stream and long poll read it). If the store fails, a
+        turn's timer still moves the game on, and the game or match says it is over when read."""
         try:
-            self.store.post_turn(bot_id, turn)
+            self.store.notify(bot_id, notice)
         except StoreUnavailable:
-            log.warning("could not post game %s's turn to bot %s; its turn timer stands", turn["game_id"], bot_id)
+            log.warning("could not tell bot %s of %s; its turn timer stands", bot_id, notice["type"])
 
     @staticmethod
     def recent_cursor() -> str:
         """A turn id just before the turns that may still be played (turn ids are times in ms)."""
         return f"{int((time.time() - MAX_MOVE_SECONDS) * 1000)}-0"
 
-    def turns_after(self, bot_id: str, after: str) -> list[dict]:
-        return [{"id": entry_id, **turn} for entry_id, turn in self.store.turns_after(bot_id, after)]
+    def inbox_after(self, bot_id: str, after: str) -> list[dict]:
+        """The notices after `after`, oldest first, each with its id (turns kept from before
+        notices had a type are turns)."""
+        return [{"id": entry_id, "type": "turn", **notice} for entry_id, notice in self.store.inbox_after(bot_id, after)]
 
     # ----- ladder ------------------------------------------------------------------------------
     def rate_game(self, winner: str, loser: str):

@@ -15,7 +15,7 @@ TURNS_PER_READ = 100
 # KEYS: the inbox stream, its channel. ARGV: the turn, inbox length, ttl, the publish command
 # (SPUBLISH on a cluster). The turn is kept and announced in one step, so a reader that subscribed
 # before reading the inbox misses none (app/live.py serves every bot stream on one subscription).
-_POST_TURN = """
+_NOTIFY = """
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'message', ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 redis.call(ARGV[4], KEYS[2], id)
@@ -54,7 +54,7 @@ class AccountStore:
         self.redis = client
         self.publish, self.idle_ttl = publish, idle_ttl
         self._rate_game = client.register_script(_RATE_GAME)
-        self._post_turn = client.register_script(_POST_TURN)
+        self._notify = client.register_script(_NOTIFY)
         self._register_for_client = client.register_script(_REGISTER_FOR_CLIENT)
 
     def reserve_registration(self, client: str, bot_id: str, per_hour: int, cap: int) -> int:
@@ -85,11 +85,11 @@ class AccountStore:
             self.redis.zrem(BOT_INDEX_KEY, *lapsed)
         return [doc for doc in docs.values() if doc], total - len(lapsed)
 
-    def post_turn(self, bot_id: str, message: dict):
-        self._post_turn(keys=[bot_inbox_key(bot_id), bot_turns_channel(bot_id)],
+    def notify(self, bot_id: str, message: dict):
+        self._notify(keys=[bot_inbox_key(bot_id), bot_turns_channel(bot_id)],
                         args=[_dump(message), INBOX_LENGTH, INBOX_TTL, self.publish])
 
-    def turns_after(self, bot_id: str, after: str) -> list[tuple[str, dict]]:
+    def inbox_after(self, bot_id: str, after: str) -> list[tuple[str, dict]]:
         """The turns posted after stream id `after` ("0": all kept), at once: waiting is the live hub's."""
         answer = self.redis.xread({bot_inbox_key(bot_id): after}, count=TURNS_PER_READ)
         entries = answer[0][1] if answer else []

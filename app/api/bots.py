@@ -8,7 +8,10 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from ..errors import InvalidRequest
 from ..live.hub import CLOSED, bot_topic
+from . import idempotency
 from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address
+from .matches import EntrantResult
+from .schemas import GameView
 from ..live.streams import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
@@ -69,10 +72,16 @@ class BotCreated(Schema):
                                                                   "receive turns"})
 
 
-class Turn(Schema):
-    """A game awaits the bot: read its view and act, with the bot token, before `deadline`."""
-    id = fields.String(required=True, metadata={"description": "the turn's id: resume after it (`after`, "
-                                                               "Last-Event-ID)"})
+class Notice(Schema):
+    id = fields.String(required=True, metadata={"description": "its id in the bot's inbox: resume after it "
+                                                               "(`after`, Last-Event-ID)"})
+
+
+class Turn(Notice):
+    """A game awaits the bot: act on `view` (its legal actions, and its version as If-Match) before
+    `deadline`. One per version that awaits the bot: a declaration or a capture that leaves the
+    turn with the bot makes another."""
+    type = fields.String(required=True, validate=validate.OneOf(["turn"]))
     game_id = fields.String(required=True)
     seat = fields.Integer(required=True)
     version = fields.Integer(required=True, metadata={"description": "the game's version: send it as If-Match"})
@@ -80,6 +89,32 @@ class Turn(Schema):
     move_seconds = fields.Integer(allow_none=True, required=True, metadata={"description": "the per-move time limit"})
     deadline = fields.Float(allow_none=True, required=True, metadata={
         "description": "seconds since the epoch when the fallback bot moves instead"})
+    view = fields.Nested(GameView, required=True, metadata={
+        "description": "the seat's view at this version, as getSeatView answers it"})
+
+
+class GameOver(Notice):
+    """A game the bot played is over (its final view says the scores and the winner)."""
+    type = fields.String(required=True, validate=validate.OneOf(["game_over"]))
+    game_id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    match_id = fields.String(allow_none=True, required=True)
+    view = fields.Nested(GameView, required=True)
+
+
+class MatchOver(Notice):
+    """A match the bot played is over: its standings (a forfeit counts as a loss)."""
+    type = fields.String(required=True, validate=validate.OneOf(["match_over"]))
+    match_id = fields.String(required=True)
+    entrant = fields.Integer(required=True, metadata={"description": "the bot's entrant number in the match"})
+    games_done = fields.Integer(required=True)
+    forfeited_by = fields.Integer(allow_none=True, required=True)
+    entrants = fields.List(fields.Nested(EntrantResult), required=True)
+
+
+NOTICES = {"turn": Turn, "game_over": GameOver, "match_over": MatchOver}
+ANY_NOTICE = {"oneOf": [{"$ref": f"#/components/schemas/{schema.__name__}"} for schema in NOTICES.values()]}
 
 
 class TurnsQuery(Schema):
@@ -90,7 +125,10 @@ class TurnsQuery(Schema):
 
 
 class Turns(Schema):
-    turns = fields.List(fields.Nested(Turn), required=True)
+    turns = fields.List(fields.Nested(Turn), required=True, metadata={"description": "the turns among `notices`"})
+    notices = fields.List(fields.Raw(metadata=ANY_NOTICE), required=True, metadata={
+        "description": "everything after `after`, in order: turns, game_over and match_over (ignore a type "
+                       "you do not know: more may come)"})
     cursor = fields.String(required=True, metadata={"description": "send as `after` next time"})
 
 
@@ -113,10 +151,15 @@ class Bots(MethodView):
     @blp.response(201, BotCreated, description="Registered; the token is shown only here")
     @documents_problems(blp, 422)
     def post(self, body):
-        """Register an outside bot"""
+        """Register an outside bot
+
+        The answer holds the bot's token, shown only here (only its hash is kept). Enter the bot in
+        matches as its `entrant`, then play from its turns.
+        """
         config = current_app.config
         bot, token = accounts().register(body["name"], body.get("description"), request_address(),
-                                     config["BOT_REGISTRATIONS_PER_HOUR"], config["BOTS_PER_ADDRESS"])
+                                         config["BOT_REGISTRATIONS_PER_HOUR"], config["BOTS_PER_ADDRESS"],
+                                         idempotency.resource_id())
         return {"bot": bot, "token": token}, {"Location": url_for("bots.BotResource", bot_id=bot["id"])}
 
     @blp.doc(operationId="listBots")
@@ -124,7 +167,10 @@ class Bots(MethodView):
     @blp.paginate()
     @documents_problems(blp)
     def get(self, pagination_parameters):
-        """List the registered bots with their ratings"""
+        """List the registered bots with their ratings
+
+        Public: name, description, Elo rating and record. Paginated.
+        """
         listed, total = accounts().registered(pagination_parameters.first_item, pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return listed
@@ -136,7 +182,11 @@ class Levels(MethodView):
     @blp.response(200, Level(many=True))
     @documents_problems(blp)
     def get(self):
-        """The bot levels a game can seat against humans, weakest first"""
+        """The bot levels a game can seat against humans, weakest first
+
+        A seat takes a level as `{"type": "bot", "level": n}`; each level names its bot and its rating
+        on the ladder.
+        """
         return accounts().levels()
 
 
@@ -147,11 +197,16 @@ class MyTurns(MethodView):
     @blp.response(200, Turns, description="The turns after `after`, as soon as there is one (or after the wait)")
     @documents_problems(blp, 401, 422)
     def get(self, query):
-        """Wait for your bot's turns (long poll)"""
+        """Wait for your bot's turns (long poll)
+
+        Answers as soon as there are notices after `after` (turns, game_over, match_over), or after
+        `wait_seconds` with none. Send the answer's `cursor` as `after` next time.
+        """
         bot_id = accounts().authenticate(bearer_token())
         after = query.get("after") or accounts().recent_cursor()
-        turns = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts().turns_after(bot_id, after))
-        return {"turns": turns, "cursor": turns[-1]["id"] if turns else after}
+        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts().inbox_after(bot_id, after))
+        return {"turns": [notice for notice in notices if notice["type"] == "turn"], "notices": notices,
+                "cursor": notices[-1]["id"] if notices else after}
 
 
 @blp.route("/me/stream")
@@ -160,11 +215,17 @@ class MyTurnStream(MethodView):
         "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
         "description": "resume after this turn id"}])
     @blp.response(200, content_type="text/event-stream",
-                  description="Server-Sent Events: one `turn` event (a Turn, its id the turn's id) per game "
-                              "awaiting the bot; `: keep-alive` comments while idle")
+                  description="Server-Sent Events, each with its notice's id: `turn` (a Turn: one per game "
+                              "version awaiting the bot, with the seat's view), `game_over` (a GameOver), "
+                              "`match_over` (a MatchOver); `: keep-alive` comments while idle. Ignore an event "
+                              "type you do not know")
     @documents_problems(blp, 401, 422)
     def get(self):
-        """Receive your bot's turns as they come (SSE)"""
+        """Receive your bot's turns as they come (SSE)
+
+        One `turn` per game version awaiting the bot, with the seat's view; `game_over` and
+        `match_over` when a game or the match ends. Last-Event-ID resumes.
+        """
         service = accounts()
         bot_id = service.authenticate(bearer_token())
         after = header_turn_id("Last-Event-ID") or service.recent_cursor()
@@ -181,11 +242,11 @@ def turn_stream(service, hub, bot_id: str, after: str, keepalive: float):
         try:
             yield ": connected\n\n"
             while True:
-                turns = service.turns_after(bot_id, after)
-                for turn in turns:
-                    after = turn["id"]
-                    yield sse("turn", turn, turn["id"])
-                if turns:
+                notices = service.inbox_after(bot_id, after)
+                for notice in notices:
+                    after = notice["id"]
+                    yield sse(notice["type"], notice, notice["id"])
+                if notices:
                     continue  # there may be more than one read's worth
                 item = watcher.next(keepalive)
                 if item is None:
@@ -204,7 +265,10 @@ class BotResource(MethodView):
     @blp.response(200, Bot)
     @documents_problems(blp, 404)
     def get(self, bot_id):
-        """A registered bot, with its rating"""
+        """A registered bot, with its rating
+
+        Public: name, description, Elo rating and record.
+        """
         return accounts().get(bot_id)
 
 
@@ -214,5 +278,9 @@ class Ratings(MethodView):
     @ratings_blp.response(200, Rating(many=True), description="Every rated entrant, best first")
     @documents_problems(ratings_blp)
     def get(self):
-        """The rating ladder: built-in and registered bots"""
+        """The rating ladder: built-in and registered bots
+
+        Elo from 1500, K = 24, over every finished match game between two different entrants, highest
+        first.
+        """
         return accounts().ladder()

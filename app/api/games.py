@@ -21,7 +21,11 @@ class Games(MethodView):
     @blp.paginate()
     @documents_problems(blp, 422)
     def get(self, query, pagination_parameters):
-        """List games by status, newest first"""
+        """List games by status, newest first
+
+        Open games wait for players (claim a seat with claimSeat); active and finished games can be
+        watched. Paginated: `page` and `page_size`, with the totals in `X-Pagination`.
+        """
         games, total = service().list_games(query["status"], pagination_parameters.first_item,
                                             pagination_parameters.page_size)
         pagination_parameters.item_count = total
@@ -40,7 +44,12 @@ class Games(MethodView):
     @blp.response(201, s.GameCreated, description="The game, and one secret token per human seat (shown only here)")
     @documents_problems(blp, 422)
     def post(self, request):
-        """Create a game"""
+        """Create a game
+
+        Seats are humans (each gets a secret token, shown only in this answer), bots (by kind or by
+        `level`), or open for claimSeat. `rules` takes a preset and any option. Send Idempotency-Key
+        to retry safely: a replay answers the same game and tokens.
+        """
         created, tokens = service().create_game(request, idempotency.resource_id())
         game_id = created.doc["id"]
         body = {"game": service().view_of(created, None),
@@ -54,7 +63,11 @@ class Game(MethodView):
     @blp.response(200, s.GameView, description="The spectator view: no hand, no stock order, no seed before the end")
     @documents_problems(blp, 304, 404)
     def get(self, game_id):
-        """Watch a game as a spectator"""
+        """Watch a game as a spectator
+
+        No hand, no stock order and no seed before the end. The ETag is the game's version: If-None-
+        Match answers 304 while nothing changed.
+        """
         cached = not_modified(service().version(game_id))
         if cached:
             return cached
@@ -70,7 +83,12 @@ class SeatView(MethodView):
     @blp.response(200, s.GameView, description="The game as the token's seat sees it, with its legal actions")
     @documents_problems(blp, 304, 401, 404, 422)
     def get(self, query, game_id, **_conditional):  # If-None-Match is read by not_modified()
-        """See the game from your seat (optionally waiting for a newer version)"""
+        """See the game from your seat (optionally waiting for a newer version)
+
+        Your hand, the table, whose turn it is, your `legal_actions` and the `version` to send as If-
+        Match. With `after_version`, a long poll: it answers as soon as the game is past that version,
+        or after `wait_seconds`.
+        """
         token = bearer_token() or ""
         if "after_version" in query:
             service().seat_for(game_id, token)  # refuse a bad token before waiting, not after
@@ -88,7 +106,11 @@ class Stream(MethodView):
                               "`: keep-alive` comments while idle; ends when the game is over")
     @documents_problems(blp, 401, 404, 422)
     def get(self, game_id):
-        """Follow a game live (SSE), as a seat or a spectator"""
+        """Follow a game live (SSE), as a seat or a spectator
+
+        A `snapshot` (the view) first, then every `event` this viewer may see, each with its id; Last-
+        Event-ID resumes without loss or duplicates. The stream ends with the game.
+        """
         seat = service().seat_for(game_id, bearer_token())
         stream = event_stream(service(), live(), game_id, seat, header_integer("Last-Event-ID"),
                               current_app.config["SSE_KEEPALIVE_SECONDS"])
@@ -103,7 +125,11 @@ class Seat(MethodView):
     @blp.response(201, s.SeatClaimed, description="The seat's secret token (shown only here)")
     @documents_problems(blp, 404, 409, 412, 422)
     def post(self, request, game_id, seat):
-        """Take an open seat"""
+        """Take an open seat
+
+        The seat's secret token comes only in this answer; the game starts when every seat is taken.
+        Location names your seat's view.
+        """
         claimed, token = service().claim_seat(game_id, seat, request.get("name"))
         return ({"seat": seat, "token": token, "game": service().view_of(claimed, seat)},
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
@@ -116,7 +142,10 @@ class LeaveSeat(MethodView):
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
     @documents_problems(blp, 401, 404, 409, 422)
     def post(self, request, game_id, seat):
-        """Leave your seat to a bot"""
+        """Leave your seat to a bot
+
+        A bot (greedy unless `bot` names another) plays the seat from now on; the token stops working.
+        """
         view, version = service().leave_seat(game_id, seat, bearer_token(), request["bot"])
         return view, etag_header(version)
 
@@ -132,7 +161,12 @@ class Actions(MethodView):
     @blp.response(200, ActionResult, description="The seat's new view and the events the action caused")
     @documents_problems(blp, 401, 404, 409, 412, 422, 428)
     def post(self, action, game_id):
-        """Play a card, declare or pass"""
+        """Play a card, declare or pass
+
+        Send an action from your view's `legal_actions` with If-Match set to that view's version. 412:
+        another action came first (read the view again); 422: the rules refuse it now (the problem
+        lists the legal actions).
+        """
         version = if_match_version(lambda: service().version(game_id))
         view, events, version = service().act(game_id, bearer_token(), version, action)
         return {"game": view, "events": events}, etag_header(version)
@@ -145,5 +179,9 @@ class Events(MethodView):
     @blp.response(200, Event(many=True), description="Events after `after`, as this viewer may see them")
     @documents_problems(blp, 401, 404, 422)
     def get(self, query, game_id):
-        """Read the event log (replay and catch-up)"""
+        """Read the event log (replay and catch-up)
+
+        Events after `after`, as this viewer may see them (hands of other seats hidden), at most
+        `limit` at a time: page on with the last id.
+        """
         return service().events(game_id, bearer_token(), query["after"], query["limit"])

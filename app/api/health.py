@@ -29,7 +29,10 @@ class Live(MethodView):
     @blp.doc(operationId="getLiveness")
     @blp.response(200, Health)
     def get(self):
-        """Check that the process answers (without touching the store)"""
+        """Check that the process answers (without touching the store)
+
+        For liveness probes: 200 while the process serves requests.
+        """
         return _health()
 
 
@@ -39,6 +42,9 @@ class Ready(MethodView):
     @blp.response(200, Health)
     @documents_problems(blp, rate_limited=False)
     def get(self):
-        """Check that the service can serve: its store answers"""
+        """Check that the service can serve: its store answers
+
+        For readiness probes and load balancers: 200 when Redis answers, else 503.
+        """
         current_app.extensions["ronda.store"].redis.ping()
         return _health()

@@ -22,12 +22,12 @@ from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidI
 
 log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
-# The POSTs that create something or change a game, but POST /bots: its answer holds a token
-# that is random, shown once, and must not be kept in Redis.
-IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "matches.Matches"}
+# The POSTs that create something or change a game.
+IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "matches.Matches", "bots.Bots"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
-TOKEN_ANSWERS = {"games.Games", "games.Seat"}  # their 201 answers carry seat tokens (derived again on replay)
+# Their 201 answers carry seat tokens or a bot token, never kept: a replay derives them again.
+TOKEN_ANSWERS = {"games.Games", "games.Seat", "bots.Bots"}
 
 
 def _scope(key: str) -> str:
@@ -86,11 +86,14 @@ def _without_tokens(response) -> tuple[str, list[int] | None]:
             entry["token"] = None
         return json.dumps(body, separators=(",", ":")), [entry["seat"] for entry in body["tokens"]]
     body["token"] = None
-    return json.dumps(body, separators=(",", ":")), [body["seat"]]
+    return json.dumps(body, separators=(",", ":")), [body["seat"]] if "seat" in body else []
 
 
 def _with_tokens(text: str, seats: list[int]) -> str:
     body = json.loads(text)
+    if "bot" in body:  # a registered bot's (its seats are none)
+        body["token"] = current_app.extensions["ronda.accounts"].token_of(body["bot"]["id"])
+        return json.dumps(body, separators=(",", ":"))
     tokens = current_app.extensions["ronda.service"].tokens_of(body["game"]["id"], seats)
     if "tokens" in body:
         for entry in body["tokens"]:

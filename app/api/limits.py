@@ -1,8 +1,12 @@
 """Rate limits and CORS, with the field's maintained libraries: Flask-Limiter (fixed one-minute
 windows in the game store's Redis, so every process shares them) and flask-cors.
 
-Two budgets a minute, each its own bucket across every route: per client address (the real
-one behind trusted proxies, see RONDA_TRUSTED_PROXIES) and per seat token. Probes are exempt.
+Budgets a minute, each its own bucket across every route: per client address (the real one
+behind trusted proxies, see RONDA_TRUSTED_PROXIES), per seat token, and per bot token. A
+registered bot's requests count on its token's budget, sized for matches, and not on its
+address's (one address may run many bots); a bot token that fails to authenticate counts on the
+address's. The headers show the token's budget when a token is sent, else the address's.
+Probes are exempt.
 """
 
 import hashlib
@@ -11,6 +15,7 @@ from flask import request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, ExemptionScope, Limiter
 
+from ..accounts.service import TOKEN_PREFIX
 from .common import request_address
 
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
@@ -23,8 +28,12 @@ def _token_key() -> str:
     return hashlib.sha256(request.headers.get("Authorization", "").encode()).hexdigest()
 
 
-def _no_token() -> bool:
-    return not request.headers.get("Authorization")
+def _bot_token() -> bool:
+    return request.headers.get("Authorization", "").startswith(f"Bearer {TOKEN_PREFIX}")
+
+
+def _seat_token() -> bool:
+    return bool(request.headers.get("Authorization")) and not _bot_token()
 
 
 def _storage(config, redis_client) -> tuple[str, dict]:
@@ -52,13 +61,22 @@ def install(app, redis_client, exempt_blueprints):
     config = app.config
     # Flask runs after-request functions last registered first: this one runs after the limiter's.
     app.after_request(retry_after_where_it_means_something)
+    # In this order: of budgets with the same window, Flask-Limiter's headers show the first that applies.
     limits = []
-    if config["RATE_LIMIT_PER_ADDRESS"]:
-        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_ADDRESS']}/minute", key_function=request_address,
-                                       scope="address"))
+    if config["RATE_LIMIT_PER_BOT_TOKEN"]:
+        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_BOT_TOKEN']}/minute", key_function=_token_key,
+                                       exempt_when=lambda: not _bot_token(), scope="bot-token"))
     if config["RATE_LIMIT_PER_TOKEN"]:
         limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_TOKEN']}/minute", key_function=_token_key,
-                                       exempt_when=_no_token, scope="token"))
+                                       exempt_when=lambda: not _seat_token(), scope="token"))
+    if config["RATE_LIMIT_PER_ADDRESS"]:
+        per_address = f"{config['RATE_LIMIT_PER_ADDRESS']}/minute"
+        limits.append(ApplicationLimit(per_address, key_function=request_address, exempt_when=_bot_token,
+                                       scope="address"))
+        # The same bucket: a false bot token costs its address, so made-up tokens buy no budget.
+        limits.append(ApplicationLimit(per_address, key_function=request_address, scope="address",
+                                       exempt_when=lambda: not _bot_token(),
+                                       deduct_when=lambda response: response.status_code == 401))
     storage_uri, storage_options = _storage(config, redis_client)
     limiter = Limiter(request_address, app=app, application_limits=limits, enabled=bool(limits),
                       storage_uri=storage_uri, storage_options=storage_options, headers_enabled=True,

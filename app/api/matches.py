@@ -39,7 +39,8 @@ class EntrantResult(Schema):
     win_rate_high = fields.Float(required=True, metadata={"description": "Wilson 95% interval, high end"})
     mean_points = fields.Float(allow_none=True, required=True)
     mean_ms_per_move = fields.Float(allow_none=True, required=True, metadata={
-        "description": "built-in bots only (a registered bot's time includes the network)"})
+        "description": "a built-in bot's compute time; a registered bot's time from its turn's issue to its "
+                       "action (the network included)"})
     timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
 
 
@@ -72,7 +73,12 @@ class Matches(MethodView):
     @blp.response(202, Match, description="Accepted: the games run on the workers")
     @documents_problems(blp, 422)
     def post(self, request):
-        """Start a bot-only match"""
+        """Start a bot-only match
+
+        Built-in bots play on the workers, seats rotating and each deck dealt once per rotation
+        (duplicate); a registered bot (`bot:<id>`) plays its games live over HTTP. Poll getMatch for
+        the standings.
+        """
         match = matches().create_match(request, request_address(), current_app.config["MATCH_GAMES_PER_CLIENT"])
         return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
 
@@ -83,7 +89,11 @@ class MatchResource(MethodView):
     @blp.response(200, Match)
     @documents_problems(blp, 404)
     def get(self, match_id):
-        """A match's progress and results per bot"""
+        """A match's progress and results per bot
+
+        Wins, win rates with their Wilson 95% intervals, mean points and mean ms per move per entrant;
+        `forfeited_by` when a registered bot timed out too often.
+        """
         return matches().status(match_id)
 
 
@@ -94,7 +104,10 @@ class MatchGames(MethodView):
     @blp.paginate()
     @documents_problems(blp, 404)
     def get(self, match_id, pagination_parameters):
-        """List a match's games"""
+        """List a match's games
+
+        Summaries of the match's games, oldest first; each is a game resource (its events replay it).
+        """
         games, total = matches().match_games(match_id, pagination_parameters.first_item,
                                              pagination_parameters.page_size)
         pagination_parameters.item_count = total

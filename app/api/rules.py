@@ -15,7 +15,7 @@ SUMMARIES = {
     "elaborate": "Everyone for themselves; four-card hands; the dealer's last card scores.",
 }
 
-blp = Blueprint("rules", __name__, url_prefix="/rules", description="Rule presets (RULES.md §8)")
+blp = Blueprint("rules", __name__, url_prefix="/rules", description="Rule presets: one per rule source, explained on the rules page (`/static/rules.md`)")
 
 
 @blp.route("/presets")
@@ -23,6 +23,10 @@ class Presets(MethodView):
     @blp.doc(operationId="listPresets")
     @blp.response(200, s.Preset(many=True))
     def get(self):
-        """List the rule presets with every option"""
+        """List the rule presets with every option
+
+        One preset per rule source, each with every option's value: what a create screen offers. The
+        rules page explains each option.
+        """
         return [{"name": name, "summary": SUMMARIES[name], "players": list(rules.player_counts()), "options": rules.to_dict()}
                 for name, rules in PRESETS.items()]

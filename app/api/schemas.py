@@ -43,7 +43,7 @@ class AnnounceOptions(Schema):
 
 
 class RuleOptions(Schema):
-    """A preset and the options that override it (RULES.md §8)."""
+    """A preset and the options that override it (the rules page, `/static/rules.md`, explains each)."""
     preset = fields.String(validate=NAME, metadata={"example": "classic"})
     teams = Boolean()
     deal = fields.String(validate=validate.OneOf(DEAL))
@@ -59,7 +59,7 @@ class RuleOptions(Schema):
 
 
 class AnnounceRules(Schema):
-    """How a game's declarations work (RULES.md §5), every option set."""
+    """How a game's declarations work (ronda and tringa), every option set."""
     when = fields.String(required=True, validate=validate.OneOf(WHEN))
     scoring = fields.String(required=True, validate=validate.OneOf(SCORING))
     tie = fields.String(required=True, validate=validate.OneOf(TIE))
@@ -71,7 +71,7 @@ class AnnounceRules(Schema):
 
 
 class Rules(Schema):
-    """A game's complete rules: its preset and every option (RULES.md §8)."""
+    """A game's complete rules: its preset and every option."""
     preset = fields.String(required=True)
     teams = fields.Boolean(required=True)
     deal = fields.String(required=True, validate=validate.OneOf(DEAL))

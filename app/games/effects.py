@@ -1,6 +1,6 @@
 """What follows a game's write, each given to the writer by the wiring (app/wiring.py)."""
 
-from .records import ACTIVE, FINISHED, Written
+from .records import ACTIVE, FINISHED, Written, view_of
 from .seats import registered_bot_of
 
 
@@ -22,22 +22,28 @@ class QueueOwedMove:
 
 
 class PostTurns:
-    """Tell the registered bots this version awaits (their turn timers are noted already)."""
+    """Tell the registered bots seated in a game what this version asks of them: a turn (with the
+    seat's view, legal actions and version: all a bot needs to act), or that the game is over.
+    Their turn timers are noted already."""
 
     def __init__(self, accounts):
         self.accounts = accounts
 
     def __call__(self, written: Written):
         doc = written.doc
-        if doc["status"] != ACTIVE:
+        over = doc["status"] == FINISHED and written.previous_status not in (None, FINISHED)
+        if doc["status"] != ACTIVE and not over:
             return
-        for seat in written.game.awaiting():
-            bot_id = registered_bot_of(doc["seats"][seat])
-            if bot_id:
-                self.accounts.post_turn(bot_id, {
-                    "game_id": doc["id"], "seat": seat, "version": written.version,
-                    "match_id": (doc.get("match") or {}).get("id"), "move_seconds": doc.get("turn_timeout_seconds"),
-                    "deadline": doc.get("move_due_at")})
+        awaiting = set(written.game.awaiting())
+        for seat, info in enumerate(doc["seats"]):
+            bot_id = registered_bot_of(info)
+            if bot_id and (over or seat in awaiting):
+                self.accounts.notify(bot_id, {
+                    "type": "game_over" if over else "turn", "game_id": doc["id"], "seat": seat,
+                    "version": written.version, "match_id": (doc.get("match") or {}).get("id"),
+                    "move_seconds": doc.get("turn_timeout_seconds"),
+                    "deadline": None if over else doc.get("move_due_at"),
+                    "view": view_of(doc, written.version, written.game, seat)})
 
 
 class HandOffMatch:

@@ -44,10 +44,13 @@ class BotMoves:
             return None
         kind, preamble = plan(seats[0], doc["seats"][seats[0]])
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
-        action = choose_action(kind, seat_knowledge(game, seats[0], self._deal_history(loaded)), rng)
+        knowledge = seat_knowledge(game, seats[0], self._deal_history(loaded))
+        started = time.perf_counter()
+        action = choose_action(kind, knowledge, rng)
+        think_ms = (time.perf_counter() - started) * 1000 if seat_type == "bot" else None
         due_at = doc.get("move_due_at")
         try:
-            self.games.act_as(loaded, seats[0], version, action, preamble=preamble, game=game)
+            self.games.act_as(loaded, seats[0], version, action, preamble=preamble, game=game, think_ms=think_ms)
         except StaleVersion:
             return None
         if seat_type == "bot" and due_at:

@@ -2,6 +2,7 @@
 write goes through the writer (app/games/writer.py)."""
 
 import secrets
+import time
 
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
                       rules_from_request, visible_event)
@@ -153,11 +154,12 @@ class GameService:
         return self.act_as(loaded, self.seats.seat_of(loaded.doc, token), if_match, action)
 
     def act_as(self, loaded: LoadedGame, seat: int, if_match: int | None, action: dict, preamble=(),
-               game=None) -> tuple[dict, list, int]:
+               game=None, think_ms: float | None = None) -> tuple[dict, list, int]:
         """Apply `action` for `seat` on version `if_match`; bots and timeouts come through here too.
 
         `game`, when given, is `loaded`'s document already decoded (recording events); `preamble`:
-        events that come before the action's own (a turn timer that ran out)."""
+        events that come before the action's own (a turn timer that ran out); `think_ms`: how long
+        a built-in bot computed the move (others are timed from their turn's issue)."""
         doc = loaded.doc
         if if_match is None:
             raise PreconditionRequired("send If-Match with the version of the view you acted on")
@@ -171,6 +173,17 @@ class GameService:
         except (IllegalAction, InvalidAction) as error:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise
+        if doc.get("match"):
+            _clock_move(doc, seat, think_ms)
         version, numbered = self.writer.write(loaded, game, events)
         metrics.ACTIONS.labels(doc["seats"][seat]["type"] if not preamble else "turn_timeout").inc()
         return view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version
+
+
+def _clock_move(doc: dict, seat: int, think_ms: float | None):
+    """A live match game keeps each seat's move times for the match's standings: a built-in bot's
+    compute time, anyone else's time from the turn's issue (its due time less the turn's limit)."""
+    if think_ms is None:
+        issued = (doc.get("move_due_at") or time.time()) - (doc.get("turn_timeout_seconds") or 0)
+        think_ms = max(0.0, time.time() - issued) * 1000
+    doc["match"].setdefault("move_ms", [[] for _ in doc["seats"]])[seat].append(round(think_ms, 1))

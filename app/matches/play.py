@@ -35,6 +35,19 @@ class PlayedGame:
     entrants: list[int]  # the entrant at each seat
     move_ms: list[list[float]] = field(default_factory=list)  # per seat
     events: list[dict] | None = None
+    forfeited_by: int | None = None  # an entrant who forfeited the match during this game
+
+    @property
+    def winner(self) -> int:
+        """The winning camp: the game's, unless an entrant forfeited in it, which loses it whoever
+        then played its seat to the end."""
+        game = self.game
+        if self.forfeited_by is None or self.forfeited_by not in self.entrants:
+            return game.winner
+        loser = game.camp_of[self.entrants.index(self.forfeited_by)]
+        if game.winner != loser:
+            return game.winner
+        return max((camp for camp in range(game.camps) if camp != loser), key=lambda camp: game.scores[camp])
 
 
 def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_events=True) -> PlayedGame:
@@ -98,6 +111,6 @@ def entrant_results(played: PlayedGame) -> list[dict]:
     out = [None] * len(played.entrants)
     for seat, entrant in enumerate(played.entrants):
         camp = game.camp_of[seat]
-        out[entrant] = {"wins": int(game.winner == camp), "points": game.scores[camp],
+        out[entrant] = {"wins": int(played.winner == camp), "points": game.scores[camp],
                         "moves": len(played.move_ms[seat]), "ms": sum(played.move_ms[seat])}
     return out

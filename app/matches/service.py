@@ -90,7 +90,7 @@ class MatchService:
             self.store.release_games(doc["client"])
         names = [doc["bots"][entrant] for entrant in played.entrants]
         if len(names) == 2 and names[0] != names[1]:  # Elo rates two different entrants
-            winner = played.game.winner
+            winner = played.winner
             self.accounts.rate_game(names[winner], names[1 - winner])
         return True
 
@@ -111,9 +111,13 @@ class MatchService:
             if game_doc["status"] != FINISHED:
                 break
             game = game_from_dict(game_doc["engine"], record_events=False)
-            self._record(doc, index, game_id, PlayedGame(game, game_doc["match"]["entrants"],
-                                                          [[] for _ in game_doc["seats"]]))
+            forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
+            clock = game_doc["match"].get("move_ms") or [[] for _ in game_doc["seats"]]
+            recorded = self._record(doc, index, game_id, PlayedGame(game, game_doc["match"]["entrants"], clock,
+                                                                     forfeited_by=forfeited_by))
             doc, totals = self._load(match_id)
+            if recorded and self._over(doc, totals):
+                self._announce_match_over(doc, totals)
         return doc, totals
 
     def _start_live_game(self, doc, index, game_id):
@@ -150,11 +154,26 @@ class MatchService:
                     self.store.release_games(doc["client"], doc["games_total"] - match["index"] - 1)
             self.games.hand_to_bot(self.games.load(game_id), seat, FALLBACK_BOT)
 
+    def _over(self, doc, totals) -> bool:
+        done = int(totals.get("games_done", 0))
+        return done >= doc["games_total"] or ("forfeited_by" in totals and not self._game_in_play(doc, done))
+
+    def _announce_match_over(self, doc, totals):
+        """Tell each registered bot of the match that it is over, with the standings."""
+        entrants = standings(doc["bots"], totals)
+        forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
+        for entrant, bot in enumerate(doc["bots"]):
+            if outside_bot_id(bot):
+                self.accounts.notify(outside_bot_id(bot), {
+                    "type": "match_over", "match_id": doc["id"], "entrant": entrant,
+                    "games_done": int(totals.get("games_done", 0)), "forfeited_by": forfeited_by,
+                    "entrants": entrants})
+
     def status(self, match_id: str) -> dict:
         doc, totals = self.advance(match_id)  # a live match: mends a hand-off that a crash cut short
         done = int(totals.get("games_done", 0))
         forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
-        over = done >= doc["games_total"] or (forfeited_by is not None and not self._game_in_play(doc, done))
+        over = self._over(doc, totals)
         public = {key: value for key, value in doc.items() if key not in ("client", "live")}  # an address is not public
         if doc["live"] and not over:
             public["seed"] = None  # every deck of the match derives from it: an entrant could deal them itself

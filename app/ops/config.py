@@ -70,6 +70,9 @@ class Config:
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))
+    # A registered bot's token, instead of its address's budget: a bot in a match against a fast
+    # built-in bot acts up to about 50 times a second (one action per turn; turns come with views).
+    RATE_LIMIT_PER_BOT_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_BOT_TOKEN", 6000))
     # How many reverse proxies in front set X-Forwarded-For/-Proto/-Host: 0 trusts none (the default).
     TRUSTED_PROXIES = int(os.environ.get("RONDA_TRUSTED_PROXIES", 0))
     # Comma-separated browser origins allowed to call the API, or "*"; empty: no CORS headers.

@@ -1,0 +1,103 @@
+"""What the spec says of the HTTP conventions every operation keeps, written once here rather than
+on each view: the headers a client sends or reads where they apply, `security: []` on public
+operations, the servers, and the Server-Sent Events each stream sends as named schemas."""
+
+from apispec import BasePlugin
+
+from .idempotency import IDEMPOTENT_ENDPOINTS
+
+RATE_LIMITED_EXEMPT = {"getLiveness", "getReadiness"}
+VERSIONED = {"createGame", "getGame", "getSeatView", "claimSeat", "leaveSeat", "playAction"}
+SERVERS = [{"url": "http://localhost:8000", "description": "`ronda serve` on your machine; use your deployment's URL"}]
+
+HEADERS = {
+    "ETag": {"description": "the game's version, quoted: send it back as If-Match or If-None-Match",
+             "schema": {"type": "string", "examples": ['"7"']}},
+    "Location": {"description": "the created resource", "schema": {"type": "string", "format": "uri-reference"}},
+    "Retry-After": {"description": "seconds to wait before trying again (at least 1)",
+                    "schema": {"type": "integer", "minimum": 1}},
+    "Idempotent-Replayed": {"description": "`true` when this is the stored answer to an earlier request with "
+                                           "the same Idempotency-Key", "schema": {"type": "string", "enum": ["true"]}},
+    "X-RateLimit-Limit": {"description": "requests a minute in the budget that applies (the token's, when one is "
+                                         "sent; else the address's)", "schema": {"type": "integer"}},
+    "X-RateLimit-Remaining": {"description": "requests left in this minute's window", "schema": {"type": "integer"}},
+    "X-RateLimit-Reset": {"description": "when the window resets, in seconds since the epoch",
+                          "schema": {"type": "integer"}},
+}
+IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+                   "description": "any unique string: a retry with the same key (and body) gets the first answer, "
+                                  "marked Idempotent-Replayed, and changes nothing (kept a day)"}
+
+# Each stream's messages: (event name, the data's schema, what the id is).
+STREAMS = {
+    "GameStreamMessage": ("Server-Sent Events of a game", {
+        "snapshot": ("GameView", "the viewer's view, first (id: the events so far)"),
+        "event": ("Event", "each event as this viewer may see it (id: the event's id)"),
+    }),
+    "BotStreamMessage": ("Server-Sent Events of a registered bot", {
+        "turn": ("Turn", "a game version that awaits the bot (id: the notice's id)"),
+        "game_over": ("GameOver", "a game the bot played ended"),
+        "match_over": ("MatchOver", "a match the bot played ended"),
+    }),
+}
+STREAM_OF = {"streamGame": "GameStreamMessage", "streamTurns": "BotStreamMessage"}
+
+
+def _ref(kind: str, name: str) -> dict:
+    return {"$ref": f"#/components/{kind}/{name}"}
+
+
+class HttpConventions(BasePlugin):
+    def init_spec(self, spec):
+        super().init_spec(spec)
+        self.spec = spec
+        for name, header in HEADERS.items():
+            spec.components.header(name, header)
+        for union, (title, messages) in STREAMS.items():
+            names = []
+            for event, (data, meaning) in messages.items():
+                name = "".join(part.title() for part in event.split("_")) + "Message"
+                spec.components.schema(name, {
+                    "type": "object", "description": f"`event: {event}`: {meaning}",
+                    "required": ["event", "data"],
+                    "properties": {"event": {"type": "string", "enum": [event]}, "id": {"type": "string"},
+                                   "data": _ref("schemas", data)}})
+                names.append(name)
+            spec.components.schema(union, {
+                "description": f"{title}, one of these messages each (its `event`, `id` and JSON `data` "
+                               "fields); `: keep-alive` comments while idle. Ignore an event you do not know.",
+                "oneOf": [_ref("schemas", name) for name in names],
+                "discriminator": {"propertyName": "event",
+                                  "mapping": {event: f"#/components/schemas/{name}"
+                                              for event, name in zip(messages, names)}}})
+
+    def operation_helper(self, path=None, operations=None, rule=None, **kwargs):
+        for method, operation in operations.items():
+            name = operation.get("operationId")
+            idempotent = method == "post" and rule is not None and rule.endpoint in IDEMPOTENT_ENDPOINTS
+            operation.setdefault("security", [])  # public unless the view names a token
+            if idempotent:
+                operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY)
+            for status, response in operation.get("responses", {}).items():
+                if not isinstance(response, dict):
+                    continue  # a reference to a shared response (the default error)
+                code = int(status) if str(status).isdigit() else 0  # keys are ints or strings by then
+                headers = response.setdefault("headers", {})
+                if code in (429, 503):
+                    headers["Retry-After"] = _ref("headers", "Retry-After")
+                if 200 <= code < 300:
+                    if name not in RATE_LIMITED_EXEMPT:
+                        for header in ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"):
+                            headers[header] = _ref("headers", header)
+                    if name in VERSIONED:
+                        headers["ETag"] = _ref("headers", "ETag")
+                    if code in (201, 202):
+                        headers["Location"] = _ref("headers", "Location")
+                    if idempotent:
+                        headers["Idempotent-Replayed"] = _ref("headers", "Idempotent-Replayed")
+                if not headers:
+                    del response["headers"]
+            if name in STREAM_OF:
+                stream = operation["responses"][200 if 200 in operation["responses"] else "200"]
+                stream["content"] = {"text/event-stream": {"schema": _ref("schemas", STREAM_OF[name])}}
