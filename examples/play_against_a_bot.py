@@ -7,17 +7,32 @@ The generated package is used as it comes. This is the loop every client needs:
 read your view; act on its version with If-Match; on 412 the game moved first (a bot
 answered a declaration at the same time as you, say), so read the view again and decide
 again; on 429 wait as long as Retry-After says. Its player takes the first capture it is
-offered, else the first legal action.
+offered, else the first legal action. A newer server may send event types this package does
+not know: they are skipped, as the API's versioning policy asks.
 """
 
+import json
 import sys
 import time
+from enum import Enum
 from http import HTTPStatus
 
-from ronda_client import AuthenticatedClient, Client
+from ronda_client import AuthenticatedClient, Client, models
 from ronda_client.api.games import create_game, get_seat_view, play_action
-from ronda_client.models import (ActionRequest, ActionRequestType, CaptureEvent, CreateGameRequest, GameView,
-                                 GameViewStatus, RuleOptions, SeatRequest, SeatRequestType)
+from ronda_client.models import (ActionRequest, ActionRequestType, ActionResult, CaptureEvent, CreateGameRequest,
+                                 GameView, GameViewStatus, RuleOptions, SeatRequest, SeatRequestType)
+
+# Every event type the generated package knows: each event's `type` is an enum of one value.
+KNOWN_EVENT_TYPES = {member.value for name, kind in vars(models).items()
+                     if name.endswith("EventType") and isinstance(kind, type) and issubclass(kind, Enum)
+                     for member in kind}
+
+
+def action_result(response) -> ActionResult:
+    """An action's answer, its events of unknown types left out (the generated union refuses them)."""
+    body = json.loads(response.content)
+    body["events"] = [event for event in body["events"] if event.get("type") in KNOWN_EVENT_TYPES]
+    return ActionResult.from_dict(body)
 
 
 def call(endpoint, *args, **kwargs):
@@ -37,9 +52,10 @@ def act(game_id: str, me: AuthenticatedClient, view: GameView, choice) -> tuple[
         return None, 0
     if response.status_code != HTTPStatus.OK:
         raise RuntimeError(f"{response.status_code}: {response.parsed.detail}")
-    captured = sum(len(event.taken) for event in response.parsed.events
+    result = action_result(response)
+    captured = sum(len(event.taken) for event in result.events
                    if isinstance(event, CaptureEvent) and event.seat == view.seat)  # the union, narrowed
-    return response.parsed.game, captured
+    return result.game, captured
 
 
 def decide(view: GameView):

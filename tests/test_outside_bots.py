@@ -127,6 +127,11 @@ def test_a_registered_bot_that_keeps_timing_out_gets_fallback_moves_then_forfeit
     finished = wait_for_match(live_server, match["id"])
     assert finished["forfeited_by"] == 0 and finished["games_done"] <= 1
     assert finished["entrants"][0]["timeouts"] == 5
+    # A loss for the forfeiter, whoever won the game its fallback played out; on the ladder too.
+    assert (finished["entrants"][0]["wins"], finished["entrants"][1]["wins"]) == (0, finished["games_done"])
+    record = requests.get(f"{live_server}/bots/{bot['id']}").json()
+    assert (record["wins"], record["losses"]) == (0, finished["games_done"])
+    assert all(entrant["mean_ms_per_move"] is not None for entrant in finished["entrants"])
     events = requests.get(f"{live_server}/games/{match['id']}-0/events?limit=2000").json()
     timeouts = [e for e in events if e["type"] == "turn_timeout"]
     assert len(timeouts) == 5 and all(e["bot"] == "greedy" and e["seat"] == 0 for e in timeouts)

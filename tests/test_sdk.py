@@ -71,3 +71,21 @@ def test_the_example_outside_bot_plays_a_whole_match_against_greedy(generated_cl
     assert not any(e["type"] == "turn_timeout" for log in events for e in log), "it played every move itself"
     ladder = {row["entrant"]: row for row in requests.get(f"{live_server}/ratings").json()}
     assert ladder[played["bot"]]["games"] >= 2
+
+
+def test_the_example_client_skips_an_event_type_it_does_not_know(generated_client, live_server):
+    """The versioning policy: new event types may come; the example keeps the ones it knows."""
+    import json
+    from types import SimpleNamespace
+
+    import play_against_a_bot
+    game = requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json()
+    seat = game["game"]["awaiting"][0]
+    token = next(t["token"] for t in game["tokens"] if t["seat"] == seat)
+    view = requests.get(f"{live_server}/games/{game['game']['id']}/view", headers={"Authorization": f"Bearer {token}"}).json()
+    answer = requests.post(f"{live_server}/games/{game['game']['id']}/actions", json=view["legal_actions"][0],
+                           headers={"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'}).json()
+    newer = {**answer, "events": [*answer["events"], {"id": 10 ** 6, "type": "comet", "seat": 0, "tail": [1, 2]}]}
+    parsed = play_against_a_bot.action_result(SimpleNamespace(content=json.dumps(newer).encode()))
+    assert [event.id for event in parsed.events] == [event["id"] for event in answer["events"]]
+    assert parsed.game.version == answer["game"]["version"]

@@ -111,10 +111,10 @@ def not_modified(version: int):
     return None
 
 
-def documents_problems(blp: Blueprint, *statuses, rate_limited=True):
-    """Document each error status with the problem schema, and those every store-backed operation
-    can answer: 503 (store unavailable) and, unless exempt, 429."""
-    statuses = (*statuses, *((429,) if rate_limited else ()), 503)
+def documents_problems(blp: Blueprint, *statuses, rate_limited=True, store=True):
+    """Document each error status with the problem schema, and those most operations can answer:
+    429 unless exempt from limits, 503 when they read the store."""
+    statuses = (*statuses, *((429,) if rate_limited else ()), *((503,) if store else ()))
 
     def decorate(view):
         for status in statuses:

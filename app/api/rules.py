@@ -4,7 +4,7 @@ from flask.views import MethodView
 
 from ..engine import PRESETS
 from . import schemas as s
-from .common import Blueprint
+from .common import Blueprint, documents_problems
 
 # One line per preset, for clients' create screens; docs/rules.md says the rest.
 SUMMARIES = {
@@ -15,13 +15,15 @@ SUMMARIES = {
     "elaborate": "Everyone for themselves; four-card hands; the dealer's last card scores.",
 }
 
-blp = Blueprint("rules", __name__, url_prefix="/rules", description="Rule presets: one per rule source, explained on the rules page (`/static/rules.md`)")
+blp = Blueprint("rules", __name__, url_prefix="/rules",
+                description="Rule presets: one per rule source, explained on the rules page (`/static/rules.md`)")
 
 
 @blp.route("/presets")
 class Presets(MethodView):
     @blp.doc(operationId="listPresets")
     @blp.response(200, s.Preset(many=True))
+    @documents_problems(blp, store=False)
     def get(self):
         """List the rule presets with every option
 

@@ -23,7 +23,8 @@ class Config:
     # Served from the package (app/static/vendor, with their licences), so the docs work offline.
     OPENAPI_SWAGGER_UI_URL = "/static/vendor/swagger-ui-5.35.0/"
     API_SPEC_OPTIONS = {
-        "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"}},
+        "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"},
+                 "contact": {"name": "Ronda as a service"}},
         "components": {"securitySchemes": {
             "seatToken": {"type": "http", "scheme": "bearer", "description": "the seat token from createGame or claimSeat"},
             "botToken": {"type": "http", "scheme": "bearer", "description": "a registered bot's token from createBot"}}},
