@@ -156,11 +156,18 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def call(self, method, path, body=None, headers=None):
-        self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                          headers={"Content-Type": "application/json", **(headers or {})})
-        response = self.conn.getresponse()
-        data = response.read()
-        return response.status, (json.loads(data) if data else None)
+        """One request on the kept-alive connection, on a new one if the server closed it while idle."""
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                                  headers={"Content-Type": "application/json", **(headers or {})})
+                response = self.conn.getresponse()
+                data = response.read()
+                return response.status, (json.loads(data) if data else None)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.conn.close()
+                if attempt == 2:
+                    raise
 
 
 def bot_games(deployment: Deployment, games: int, rules: dict, seconds: float = 900) -> dict:

@@ -49,7 +49,7 @@ class Config:
     # How long a game is kept (seconds) since its last write: open (unclaimed), active, finished.
     OPEN_GAME_TTL = int(os.environ.get("RONDA_OPEN_GAME_TTL", 24 * 3600))
     ACTIVE_GAME_TTL = int(os.environ.get("RONDA_ACTIVE_GAME_TTL", 7 * 24 * 3600))
-    FINISHED_GAME_TTL = int(os.environ.get("RONDA_FINISHED_GAME_TTL", 7 * 24 * 3600))
+    FINISHED_GAME_TTL = int(os.environ.get("RONDA_FINISHED_GAME_TTL", 24 * 3600))
     BOT_QUEUE = os.environ.get("RONDA_BOT_QUEUE", "bots")
     # "rq": bot moves go to RQ workers (`ronda worker`); "inprocess": threads of the API process.
     # Without REDIS_URL it is always "inprocess".
