@@ -57,6 +57,15 @@ class TooManyBots(ServiceError):
     status, code = 429, "too_many_bots"
 
 
+class RateLimited(ServiceError):
+    """A rate-limit budget is spent until its window ends (`retry_after` seconds)."""
+    status, code = 429, "rate_limited"
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class OutcomeUnknown(ServiceError):
     status, code = 503, "outcome_unknown"
 

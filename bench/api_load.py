@@ -1,8 +1,10 @@
 """API load: many concurrent games played over HTTP against gunicorn + a real Redis.
 
-Prints actions/s and action latency (p50, p99), and in the same run the same figures for a
-trivial endpoint that does only one Redis read and one compare-and-set write of a real game
-document: the ceiling any action endpoint could reach on this machine.
+Prints, in one interleaved run, actions/s and action latency (p50, p99) with rate limits on and
+off, and the same figures for a trivial endpoint that does only one Redis read and one
+compare-and-set write of a real game document, without limits: the ceiling any action endpoint
+could reach on this machine. First, the Redis round trips of an action and of a seat view
+(MONITOR).
 
 Run: .venv/bin/python bench/api_load.py [--clients 32] [--seconds 2] [--rounds 8]
 Uses REDIS_URL when set, else starts redis-server (as the tests do).
@@ -136,6 +138,74 @@ def free_port():
         return sock.getsockname()[1]
 
 
+LIMITS = {"on": "1000000000", "off": "0"}  # on: counted on every request, never refusing here
+
+
+def start_server(redis_url: str, limits: str, args) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
+         "--worker-class", args.worker_class, "--threads", str(args.threads), "--worker-connections", "1000",
+         "--chdir", str(ROOT), "bench.api_load:bench_app()"],
+        env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin", "RONDA_RATE_LIMIT_PER_ADDRESS": LIMITS[limits],
+             "RONDA_RATE_LIMIT_PER_TOKEN": LIMITS[limits], "RONDA_RATE_LIMIT_PER_BOT_TOKEN": LIMITS[limits]},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            Client(port).call("GET", "/health/ready")
+            break
+        except OSError:
+            time.sleep(0.05)
+    return server, port
+
+
+def round_trips(redis_url: str, port: int, actions: int = 60) -> dict:
+    """Redis round trips per action and per seat view, from MONITOR: a script's own commands are
+    not round trips (MONITOR marks them lua), nor is the limiter's background sync (counted apart)."""
+    import redis
+    seen, stop = [], threading.Event()
+
+    def monitor():
+        with redis.Redis.from_url(redis_url).monitor() as feed:
+            for command in feed.listen():
+                seen.append(command)
+                if stop.is_set():
+                    return
+
+    threading.Thread(target=monitor, daemon=True).start()
+    time.sleep(0.5)
+    client = Client(port)
+    _, created = client.call("POST", "/games", {"players": 2, "seats": [{"type": "human"}] * 2})
+    tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+    game_id, counted = created["game"]["id"], {"action": [], "view": []}
+    for _ in range(actions):
+        _, game = client.call("GET", f"/games/{game_id}")
+        if game["status"] == "finished":
+            break
+        auth = {"Authorization": f"Bearer {tokens[game['awaiting'][0]]}"}
+        mark = len(seen)
+        _, view = client.call("GET", f"/games/{game_id}/view", headers=auth)
+        time.sleep(0.05)
+        counted["view"].append(seen[mark:])
+        mark = len(seen)
+        client.call("POST", f"/games/{game_id}/actions", view["legal_actions"][0],
+                    {**auth, "If-Match": f'"{view["version"]}"'})
+        time.sleep(0.05)
+        counted["action"].append(seen[mark:])
+    stop.set()
+    redis.Redis.from_url(redis_url).ping()  # wakes the monitor so it sees the stop
+
+    def is_sync(command):
+        return " ratelimit:" in f" {command['command']}"
+
+    result = {}
+    for kind, batches in counted.items():
+        requests = [[c for c in batch if c.get("client_type") != "lua" and not is_sync(c)] for batch in batches]
+        result[kind] = sum(map(len, requests)) / max(len(requests), 1)
+        result[f"{kind}_sync"] = sum(is_sync(c) for batch in batches for c in batch) / max(len(batches), 1)
+    return result
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=32)
@@ -148,38 +218,31 @@ def main():
     from redis_server import RedisServer
     redis_server = RedisServer()
     redis_url = redis_server.start()
-    port = free_port()
-    gunicorn = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--worker-class", args.worker_class, "--threads", str(args.threads), "--worker-connections", "1000",
-         "--chdir", str(ROOT), "bench.api_load:bench_app()"],
-        # Limits stay on (their Redis round trip is part of every request) but never trip here.
-        env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin", "RONDA_RATE_LIMIT_PER_ADDRESS": "1000000000",
-             "RONDA_RATE_LIMIT_PER_TOKEN": "1000000000"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (limited, on_port), (free, off_port) = start_server(redis_url, "on", args), start_server(redis_url, "off", args)
     try:
-        for _ in range(200):
-            try:
-                Client(port).call("GET", "/health/ready")
-                break
-            except OSError:
-                time.sleep(0.05)
+        trips = round_trips(redis_url, on_port)
+        print(f"Redis round trips with limits on (MONITOR, scripts' own commands left out): "
+              f"{trips['action']:.2f} an action, {trips['view']:.2f} a seat view; the limiter's background "
+              f"sync: {trips['action_sync']:.2f} commands in an action's time, {trips['view_sync']:.2f} in a view's")
         shape = f"x {args.threads} threads" if args.worker_class == "gthread" else ""
         print(f"gunicorn {args.workers} {args.worker_class} workers {shape}, {args.clients} clients, "
               f"{args.rounds} x {args.seconds:g} s per endpoint, Redis at {redis_url}")
-        # The shared machine's speed drifts within seconds: short slices of the two endpoints
-        # take turns, so both see the same conditions, and the figures pool every slice.
-        rounds = [(measure("hammer_ceiling", port, args.clients, args.seconds),
-                   measure("play_games", port, args.clients, args.seconds)) for _ in range(args.rounds)]
-        ceiling, actions = pooled([r[0] for r in rounds]), pooled([r[1] for r in rounds])
-        share = lambda c, a: (a[0] / a[1]) / (c[0] / c[1])
-        print(f"{'endpoint (' + str(args.rounds) + ' slices pooled)':<34}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
-        print(f"{'ceiling (1 read + 1 CAS write)':<34}{ceiling[0]:>10,.0f}{ceiling[1]:>10.1f}{ceiling[2]:>10.1f}")
-        print(f"{'POST /games/{id}/actions':<34}{actions[0]:>10,.0f}{actions[1]:>10.1f}{actions[2]:>10.1f}")
-        print(f"actions/s as a share of the ceiling: {actions[0] / ceiling[0]:.0%} "
-              f"(per pair of slices: {', '.join(f'{share(c, a):.0%}' for c, a in rounds)})")
+        # The shared machine's speed drifts within seconds: short slices of the endpoints take
+        # turns, so all see the same conditions, and the figures pool every slice.
+        rounds = [(measure("hammer_ceiling", off_port, args.clients, args.seconds),
+                   measure("play_games", on_port, args.clients, args.seconds),
+                   measure("play_games", off_port, args.clients, args.seconds)) for _ in range(args.rounds)]
+        ceiling, on, off = (pooled([r[i] for r in rounds]) for i in range(3))
+        print(f"{'endpoint (' + str(args.rounds) + ' slices pooled)':<40}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
+        print(f"{'ceiling (1 read + 1 CAS write, no limits)':<40}{ceiling[0]:>10,.0f}{ceiling[1]:>10.1f}{ceiling[2]:>10.1f}")
+        print(f"{'actions, limits on':<40}{on[0]:>10,.0f}{on[1]:>10.1f}{on[2]:>10.1f}")
+        print(f"{'actions, limits off':<40}{off[0]:>10,.0f}{off[1]:>10.1f}{off[2]:>10.1f}")
+        print(f"limits on / off: {on[0] / off[0]:.0%}; limits on / ceiling: {on[0] / ceiling[0]:.0%}; "
+              f"limits off / ceiling: {off[0] / ceiling[0]:.0%}")
     finally:
-        gunicorn.terminate()
-        gunicorn.wait()
+        for server in (limited, free):
+            server.terminate()
+            server.wait()
         redis_server.stop()
 
 

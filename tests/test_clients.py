@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -185,3 +186,19 @@ def test_a_seat_that_leaves_is_taken_over_by_a_bot(timed_app):
     assert wait_until(lambda: client.get(f"/games/{game['id']}").json["awaiting"] == [1])
     assert seat_view(client, game["id"], tokens[1])["version"] >= 3
     assert client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).status_code == 401
+
+
+def test_every_process_counts_a_budget_without_asking_redis_and_learns_the_others_counts_within_a_sync(store_config):
+    """Limits cost a request no Redis round trip: each process counts in memory and shares its
+    counts in the background, so a budget spent through one process is refused by another once
+    it has synced (a request or so later; the overshoot the README states)."""
+    from app.ops.window_counts import SYNC_SECONDS
+    config = {**store_config, "RATE_LIMIT_PER_TOKEN": 0, "RATE_LIMIT_PER_ADDRESS": 5}
+    one, other = create_app(config).test_client(), create_app(config).test_client()
+    address = {"REMOTE_ADDR": f"198.51.102.{uuid.uuid4().int % 250}"}
+    assert [one.get("/rules/presets", environ_base=address).status_code for _ in range(6)] == [200] * 5 + [429]
+    time.sleep(4 * SYNC_SECONDS)
+    other.get("/rules/presets", environ_base=address)  # this process has not heard of the others' yet
+    time.sleep(4 * SYNC_SECONDS)
+    refused = other.get("/rules/presets", environ_base=address)
+    assert refused.status_code == 429 and refused.headers["X-RateLimit-Remaining"] == "0"

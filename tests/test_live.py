@@ -74,20 +74,15 @@ def test_behind_a_trusted_proxy_limits_see_the_real_client(redis_url):
 
 
 def test_retry_after_comes_only_with_429_and_503_and_is_never_zero(redis_url):
-    """Flask-Limiter writes Retry-After on every answer, as the whole seconds left in its window:
-    0 in the window's last second."""
-    from flask import Response
     from app import create_app
-    from app.api.limits import retry_after_where_it_means_something
     app = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_ADDRESS": 1, "RATE_LIMIT_PER_TOKEN": 0})
     client = app.test_client()
     address = {"REMOTE_ADDR": f"198.51.101.{uuid.uuid4().int % 250}"}
     ok = client.get("/rules/presets", environ_base=address)
     assert ok.status_code == 200 and "Retry-After" not in ok.headers
     refused = client.get("/rules/presets", environ_base=address)
-    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
-    last_second = retry_after_where_it_means_something(Response(status=429, headers={"Retry-After": "0"}))
-    assert last_second.headers["Retry-After"] == "1"
+    assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert int(refused.headers["X-RateLimit-Reset"]) - time.time() <= 60
 
 
 def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_500(redis_url, monkeypatch):

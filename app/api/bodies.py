@@ -6,7 +6,9 @@ thousands of digits (ValueError): both are answered here as 422 problems, never 
 
 import json
 
-from flask import request
+from flask import g, request
+from marshmallow import missing
+from webargs.flaskparser import FlaskParser
 
 from ..errors import InvalidRequest
 
@@ -15,6 +17,8 @@ MAX_HEADER_INTEGER_DIGITS = 15  # ids and versions stay far below 10^15
 
 
 def check_json_body():
+    """Parse a JSON body once, refusing one nested too deep; the arguments' parser takes it from
+    here (`BodyOnceParser`) instead of parsing it again."""
     if not request.is_json or not request.content_length:
         return
     try:
@@ -26,6 +30,15 @@ def check_json_body():
         raise InvalidRequest(f"body: {message[:200]}", field="body") from None
     if _depth(body) > MAX_JSON_DEPTH:
         raise InvalidRequest(f"body: JSON nested deeper than {MAX_JSON_DEPTH} levels", field="body")
+    g.json_body = body
+
+
+class BodyOnceParser(FlaskParser):
+    """webargs, taking the body `check_json_body` parsed (a malformed one it parses and refuses)."""
+
+    def _raw_load_json(self, req):
+        body = g.get("json_body", missing)
+        return super()._raw_load_json(req) if body is missing else body
 
 
 def _depth(value) -> int:

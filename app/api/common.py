@@ -7,7 +7,7 @@ import flask_smorest
 from flask import Response, current_app, make_response, request
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
-from .bodies import ascii_integer
+from .bodies import BodyOnceParser, ascii_integer
 from .schemas import Problem
 
 PROBLEM_DESCRIPTIONS = {
@@ -27,7 +27,10 @@ PROBLEM_DESCRIPTIONS = {
 class Blueprint(flask_smorest.Blueprint):
     """flask-smorest's Blueprint at a lower cost per request: argument schemas are built once
     (given a class, webargs builds one on every request), answers skip the marshmallow dump,
-    and documenting an answer adds no call layer (flask-smorest adds one per documented answer)."""
+    and documenting an answer adds no call layer (flask-smorest adds one per documented answer);
+    a JSON body is parsed once (app/api/bodies.py)."""
+
+    ARGUMENTS_PARSER = BodyOnceParser()
 
     def arguments(self, schema, *args, **kwargs):
         return super().arguments(resolve_schema_instance(schema), *args, **kwargs)

@@ -1,21 +1,27 @@
-"""Rate limits and CORS, with the field's maintained libraries: Flask-Limiter (fixed one-minute
-windows in the game store's Redis, so every process shares them) and flask-cors.
+"""Rate limits and CORS (flask-cors).
 
-Budgets a minute, each its own bucket across every route: per client address (the real one
+Budgets a minute, each its own count across every route: per client address (the real one
 behind trusted proxies, see RONDA_TRUSTED_PROXIES), per seat token, and per bot token. A
 registered bot's requests count on its token's budget, sized for matches, and not on its
 address's (one address may run many bots); a bot token that fails to authenticate counts on the
 address's. The headers show the token's budget when a token is sent, else the address's.
-Probes are exempt.
+Probes and CORS preflights are exempt.
+
+Counting costs a request no Redis round trip: each process counts in memory and shares its
+counts through Redis in the background (app/ops/window_counts.py), so Redis down or slow never
+holds up or fails a request here.
 """
 
 import hashlib
+import time
+from typing import Callable, NamedTuple
 
-from flask import request
+from flask import g, request
 from flask_cors import CORS
-from flask_limiter import ApplicationLimit, ExemptionScope, Limiter
 
 from ..accounts.service import TOKEN_PREFIX
+from ..errors import RateLimited
+from ..ops.window_counts import WINDOW_SECONDS, WindowCounts
 from .common import request_address
 
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
@@ -25,7 +31,7 @@ CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idemp
 
 
 def _token_key() -> str:
-    return hashlib.sha256(request.headers.get("Authorization", "").encode()).hexdigest()
+    return hashlib.sha256(request.headers.get("Authorization", "").encode()).hexdigest()[:32]
 
 
 def _bot_token() -> bool:
@@ -36,58 +42,68 @@ def _seat_token() -> bool:
     return bool(request.headers.get("Authorization")) and not _bot_token()
 
 
-def _storage(config, redis_client) -> tuple[str, dict]:
-    """Where limits are counted: the games' Redis (through its pool), or its cluster."""
-    if config["REDIS_CLUSTER_URL"]:
-        return config["REDIS_CLUSTER_URL"].replace("redis://", "redis+cluster://", 1), {}
-    if not config["REDIS_URL"]:
-        return "memory://", {}  # the in-process store: one process, so its memory is shared enough
-    return config["REDIS_URL"].replace("unix://", "redis+unix://", 1), {"connection_pool": redis_client.connection_pool}
+class Budget(NamedTuple):
+    scope: str
+    per_minute: int
+    applies: Callable[[], bool]
+    identity: Callable[[], str]
 
 
-def retry_after_where_it_means_something(response):
-    """Retry-After only on 429 and 503, and never 0: Flask-Limiter writes it on every answer, as the
-    whole seconds left in the window, which rounds to 0 in the window's last second."""
-    if response.status_code in (429, 503):
-        seconds = response.headers.get("Retry-After", "1")
-        response.headers["Retry-After"] = str(max(1, int(seconds))) if seconds.isdigit() else seconds
-    else:
-        response.headers.pop("Retry-After", None)
-    return response
+def budgets(config) -> list[Budget]:
+    """In the order the headers prefer: the first that applies is shown."""
+    found = [Budget("bot-token", config["RATE_LIMIT_PER_BOT_TOKEN"], _bot_token, _token_key),
+             Budget("token", config["RATE_LIMIT_PER_TOKEN"], _seat_token, _token_key),
+             Budget("address", config["RATE_LIMIT_PER_ADDRESS"], lambda: not _bot_token(), request_address)]
+    return [budget for budget in found if budget.per_minute]
+
+
+class Limits:
+    def __init__(self, config, redis, exempt_blueprints):
+        self.budgets = budgets(config)
+        self.address = next((b for b in self.budgets if b.scope == "address"), None)
+        self.counts = WindowCounts(redis)
+        self.exempt = {blueprint.name for blueprint in exempt_blueprints}
+
+    def check(self):
+        """Before a request: refuse it (429) if a budget it falls under is spent, else count it."""
+        if not self.budgets or request.method == "OPTIONS" or request.blueprint in self.exempt:
+            return
+        window = WindowCounts.window(time.time())
+        applying = [(budget, f"{budget.scope}:{budget.identity()}") for budget in self.budgets if budget.applies()]
+        spent_by = applying
+        if self.address and _bot_token():  # false bot tokens spent it: checked, not counted
+            spent_by = [*applying, (self.address, f"address:{request_address()}")]
+        for budget, name in spent_by:
+            if self.counts.estimate(name, window) >= budget.per_minute:
+                retry = max(1, int((window + 1) * WINDOW_SECONDS - time.time()))
+                g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
+                raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
+                                  retry_after=retry)
+        for index, (budget, name) in enumerate(applying):
+            total = self.counts.add(name, window)
+            if index == 0:
+                g.rate_limit = (budget.per_minute, max(0, budget.per_minute - total), (window + 1) * WINDOW_SECONDS)
+
+    def after(self, response):
+        """The headers of the budget shown; a false bot token costs its address."""
+        if response.status_code == 401 and self.address and _bot_token():
+            self.counts.add(f"address:{request_address()}", WindowCounts.window(time.time()))
+        shown = g.pop("rate_limit", None)
+        if shown is not None:
+            limit, remaining, reset = shown
+            response.headers["X-RateLimit-Limit"] = str(limit)
+            response.headers["X-RateLimit-Remaining"] = str(remaining)
+            response.headers["X-RateLimit-Reset"] = str(reset)
+        return response
 
 
 def install(app, redis_client, exempt_blueprints):
-    """Limits counted in the store's Redis, through its bounded connection pool."""
-    config = app.config
-    # Flask runs after-request functions last registered first: this one runs after the limiter's.
-    app.after_request(retry_after_where_it_means_something)
-    # In this order: of budgets with the same window, Flask-Limiter's headers show the first that applies.
-    limits = []
-    if config["RATE_LIMIT_PER_BOT_TOKEN"]:
-        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_BOT_TOKEN']}/minute", key_function=_token_key,
-                                       exempt_when=lambda: not _bot_token(), scope="bot-token"))
-    if config["RATE_LIMIT_PER_TOKEN"]:
-        limits.append(ApplicationLimit(f"{config['RATE_LIMIT_PER_TOKEN']}/minute", key_function=_token_key,
-                                       exempt_when=lambda: not _seat_token(), scope="token"))
-    if config["RATE_LIMIT_PER_ADDRESS"]:
-        per_address = f"{config['RATE_LIMIT_PER_ADDRESS']}/minute"
-        limits.append(ApplicationLimit(per_address, key_function=request_address, exempt_when=_bot_token,
-                                       scope="address"))
-        # The same bucket: a false bot token costs its address, so made-up tokens buy no budget.
-        limits.append(ApplicationLimit(per_address, key_function=request_address, scope="address",
-                                       exempt_when=lambda: not _bot_token(),
-                                       deduct_when=lambda response: response.status_code == 401))
-    storage_uri, storage_options = _storage(config, redis_client)
-    limiter = Limiter(request_address, app=app, application_limits=limits, enabled=bool(limits),
-                      storage_uri=storage_uri, storage_options=storage_options, headers_enabled=True,
-                      strategy="fixed-window", key_prefix="ratelimit",
-                      # A limit store that fails lets the request through (logged): the request's own
-                      # store calls answer 503 if Redis is really down; the limiter never makes a 500.
-                      swallow_errors=True)
-    for exempt in exempt_blueprints:
-        limiter.exempt(exempt, flags=ExemptionScope.APPLICATION | ExemptionScope.DEFAULT)
-    if config["CORS_ORIGINS"]:
-        CORS(app, origins=config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
+    """Limits counted in this process and shared through the store's Redis; CORS when configured."""
+    limits = Limits(app.config, redis_client, exempt_blueprints)
+    app.before_request(limits.check)
+    app.after_request(limits.after)
+    if app.config["CORS_ORIGINS"]:
+        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
              allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
         app.after_request(_varies_by_origin)
 
@@ -96,4 +112,3 @@ def _varies_by_origin(response):
     """Answers differ by Origin (allowed or not): caches must keep them apart."""
     response.vary.add("Origin")
     return response
-

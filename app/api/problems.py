@@ -1,7 +1,6 @@
 """Every error as RFC 9457 problem+json with a stable `code`: the one place errors meet HTTP."""
 
 from flask import current_app, json, make_response
-from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from ..engine.errors import RondaError
@@ -41,15 +40,11 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
 def _from_typed(error):
     status = error.status if isinstance(error, ServiceError) else ENGINE_STATUS[error.code]
     title = error.code.replace("_", " ").capitalize()
-    headers = {"Retry-After": RETRY_AFTER_SECONDS[status]} if status in RETRY_AFTER_SECONDS else {}
+    retry_after = getattr(error, "retry_after", None) or RETRY_AFTER_SECONDS.get(status)
+    headers = {"Retry-After": str(retry_after)} if retry_after else {}
     if status == 401:  # RFC 9110 §11.6.1: say how to authenticate
         headers["WWW-Authenticate"] = 'Bearer realm="ronda"'
     return problem(status, error.code, title, error.message, headers=headers, **error.details)
-
-
-def _rate_limited(error: RateLimitExceeded):
-    """Flask-Limiter's refusal; it adds Retry-After and the X-RateLimit headers to this answer."""
-    return problem(429, "rate_limited", "Too Many Requests", f"more than {error.description} for this client")
 
 
 def _store_unavailable(error):
@@ -93,7 +88,6 @@ def register(app):
     app.register_error_handler(RondaError, _from_typed)
     app.register_error_handler(ServiceError, _from_typed)
     app.register_error_handler(HTTPException, _from_http)
-    app.register_error_handler(RateLimitExceeded, _rate_limited)
     for unavailable in StoreUnavailable:
         app.register_error_handler(unavailable, _store_unavailable)
     app.register_error_handler(Exception, _unexpected)

@@ -82,3 +82,8 @@ def status_index_key(status: str, bucket: int) -> str:
 
 def due_moves_key(bucket: int) -> str:
     return f"games:due_moves:{bucket}"
+
+
+def window_count_key(name: str, window: int) -> str:
+    """A rate-limit budget's count in one minute's window (`name`: its scope and whom it counts)."""
+    return f"ratelimit:{name}:{window}"
