@@ -320,3 +320,28 @@ def test_http_conventions_location_www_authenticate_if_match_any_and_idempotent_
     first, again = client.post("/matches", json=body, headers=key), client.post("/matches", json=body, headers=key)
     assert first.status_code == 202 and again.headers["Idempotent-Replayed"] == "true"
     assert again.json["id"] == first.json["id"]
+
+
+def test_opening_a_table_reads_the_same_bytes_at_50_and_at_8000_actions(app, client):
+    """What the web client reads to open a game (app/static/client/game.js): the seat's view and
+    the log from the current deal's first event (`deal_event_id`), never the whole log."""
+    from app.engine import action_to_dict, game_from_dict
+    service = app.extensions["ronda.service"]
+
+    def opened_after(actions):  # the seed and choices of a game that lasts 8,464 actions
+        game, tokens = create(client, rules={"preset": "classic", "target": 1000}, seed="long-0", first_dealer=0)
+        rng = random.Random(8)
+        for _ in range(actions):
+            loaded = service.load(game["id"])
+            engine = game_from_dict(loaded.doc["engine"], record_events=False)
+            seat = engine.awaiting()[0]
+            service.act_as(loaded, seat, loaded.version, action_to_dict(rng.choice(engine.legal_actions(seat))))
+        view = client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0]))
+        log = client.get(f"/games/{game['id']}/events?after={view.json['deal_event_id'] - 1}&limit=2000",
+                         headers=bearer(tokens[0]))
+        assert view.json["event_count"] > actions and log.json[-1]["id"] == view.json["event_count"]
+        return len(view.data) + len(log.data), view.json["event_count"]
+
+    short, long_ = opened_after(50), opened_after(8000)
+    print(f"bytes to open a game: {short[0]} at 50 actions ({short[1]} events), {long_[0]} at 8,000 ({long_[1]} events)")
+    assert 1 / 1.5 <= long_[0] / short[0] <= 1.5

@@ -191,6 +191,9 @@ class GameView(GameSummary):
     seed_salt = fields.String(allow_none=True, metadata={
         "description": "the server's secret salt in the commitment, revealed with the seed"})
     event_count = fields.Integer(required=True)
+    deal_event_id = fields.Integer(required=True, metadata={
+        "description": "the id of the current deal's first event: a table reads the log from there (listEvents "
+                       "`after` = this - 1), so opening a game costs the same at any length"})
     turn_timeout_seconds = fields.Integer(allow_none=True)
     camps = fields.List(fields.Integer(), required=True)
     round = fields.Integer(required=True)

@@ -66,5 +66,6 @@ def view_of(doc, version, game, seat) -> dict:
     seed = view.get("seed")
     view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=seed,
                 seed_salt=doc.get("seed_salt") if seed is not None else None,
-                event_count=doc["event_count"], turn_timeout_seconds=doc.get("turn_timeout_seconds"))
+                event_count=doc["event_count"], deal_event_id=doc.get("deal_event_id") or 1,
+                turn_timeout_seconds=doc.get("turn_timeout_seconds"))
     return view

@@ -39,11 +39,12 @@ export async function call(method, path, { body, token, version } = {}) {
 export const get = (path, options) => call("GET", path, options);
 export const post = (path, body, options = {}) => call("POST", path, { ...options, body });
 
-// A game's whole event log as this viewer (`token`, or a spectator) may see it, page by page.
-export async function allEvents(gameId, token) {
+// A game's event log after event `after` (the whole log by default) as this viewer (`token`, or a
+// spectator) may see it, page by page.
+export async function eventsAfter(gameId, token, after = 0) {
   const events = [];
   for (;;) {
-    const page = await get(`/games/${gameId}/events?after=${events.at(-1)?.id ?? 0}&limit=2000`, { token });
+    const page = await get(`/games/${gameId}/events?after=${events.at(-1)?.id ?? after}&limit=2000`, { token });
     events.push(...page);
     if (page.length < 2000) return events;
   }

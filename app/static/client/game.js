@@ -2,7 +2,7 @@
 // the token kept from creating or joining) or a spectator, the notice to show, and the rules of
 // the client loop: the view is the truth, every change (our action, a stream event) ends in
 // reading it again, one read at a time; a 412 reads again and offers the move again if it stands.
-import { allEvents, errorText, get, post } from "./api.js";
+import { errorText, eventsAfter, get, post } from "./api.js";
 import { forgetSeat, savedSeat } from "./session.js";
 import { follow } from "./sse.js";
 
@@ -25,7 +25,9 @@ export async function openGame(gameId) {
   const viewPath = token ? `/games/${gameId}/view` : `/games/${gameId}`;
   const listeners = new Set();
   const state = {
-    gameId, seat, view, log: await allEvents(gameId, token), notice: null, busy: false, connection: "connecting",
+    // The log from the current deal on: what the table shows, the same bytes at any length of game.
+    gameId, seat, view, log: await eventsAfter(gameId, token, view.deal_event_id - 1), notice: null, busy: false,
+    connection: "connecting",
   };
   let refreshing = false;
   let readAgain = false;

@@ -1,5 +1,5 @@
 // Bot-only matches: start one, follow its progress, read the standings, replay any of its games.
-import { allEvents, errorText, get, post } from "./api.js";
+import { errorText, eventsAfter, get, post } from "./api.js";
 import { cardRow } from "./cards.js";
 import { h, show } from "./dom.js";
 import { campName, describe } from "./words.js";
@@ -104,7 +104,7 @@ function steps(events, camps) {
 
 export async function replayPage(gameId) {
   const game = await get(`/games/${gameId}`);
-  const events = await allEvents(gameId);
+  const events = await eventsAfter(gameId); // a replay steps through the whole game
   const camps = new Set(game.camps).size;
   const replay = steps(events, camps);
   let at = 0;
