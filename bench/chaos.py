@@ -43,6 +43,7 @@ import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from faults import stop_all  # noqa: E402
 from redis_server import OwnRedisServer, RedisClusterServers  # noqa: E402
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
@@ -171,13 +172,7 @@ class Shape:
         return down
 
     def stop(self):
-        for process in [self.api, *self.workers]:
-            process.terminate()
-        for process in [self.api, *self.workers]:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all([self.api, *self.workers])
         self.redis_server.stop()
         if self.cluster:
             self.cluster.stop()

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from faults import stop_all  # noqa: E402
 from redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 BOT_SEATS = [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "greedy"}]
@@ -88,13 +89,7 @@ class Deployment:
         raise RuntimeError("the API did not start")
 
     def __exit__(self, *_):
-        for process in [self.api, *self.workers]:
-            process.terminate()
-        for process in [self.api, *self.workers]:
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        stop_all([self.api, *self.workers])
         self.queue_redis.stop()
         if self.cluster:
             self.cluster.stop()

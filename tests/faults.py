@@ -83,6 +83,17 @@ def stop(process):
     process.wait(timeout=15)
 
 
+def stop_all(processes, seconds: float = 15):
+    """SIGTERM to every process at once, then each waited for (SIGKILL past `seconds`)."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def play_human_until_over(client, game_id, token, seconds=60):
     """Act for the human seat whenever it is its turn, re-reading the view after any refusal."""
     deadline = time.time() + seconds
