@@ -276,6 +276,7 @@ class ChangeFeed:
             reader.close()
         self._readers.clear()
         self._placed.clear()
+        self._notices = queue.SimpleQueue()  # no late notice of a closed reader reaches the next ones
 
     def _place(self, topic: str):
         channel = _channel_of(topic)
