@@ -14,7 +14,7 @@ holds up or fails a request here.
 
 import hashlib
 import time
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 from flask import g, request
 from flask_cors import CORS
@@ -30,30 +30,18 @@ CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idemp
                        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 
-def _token_key() -> str:
-    return hashlib.sha256(request.headers.get("Authorization", "").encode()).hexdigest()[:32]
-
-
-def _bot_token() -> bool:
-    return request.headers.get("Authorization", "").startswith(f"Bearer {TOKEN_PREFIX}")
-
-
-def _seat_token() -> bool:
-    return bool(request.headers.get("Authorization")) and not _bot_token()
+BOT_BEARER = f"Bearer {TOKEN_PREFIX}"
 
 
 class Budget(NamedTuple):
-    scope: str
+    scope: str  # "bot-token", "token" (a seat's) or "address"
     per_minute: int
-    applies: Callable[[], bool]
-    identity: Callable[[], str]
 
 
 def budgets(config) -> list[Budget]:
     """In the order the headers prefer: the first that applies is shown."""
-    found = [Budget("bot-token", config["RATE_LIMIT_PER_BOT_TOKEN"], _bot_token, _token_key),
-             Budget("token", config["RATE_LIMIT_PER_TOKEN"], _seat_token, _token_key),
-             Budget("address", config["RATE_LIMIT_PER_ADDRESS"], lambda: not _bot_token(), request_address)]
+    found = [Budget("bot-token", config["RATE_LIMIT_PER_BOT_TOKEN"]), Budget("token", config["RATE_LIMIT_PER_TOKEN"]),
+             Budget("address", config["RATE_LIMIT_PER_ADDRESS"])]
     return [budget for budget in found if budget.per_minute]
 
 
@@ -68,17 +56,20 @@ class Limits:
         """Before a request: refuse it (429) if a budget it falls under is spent, else count it."""
         if not self.budgets or request.method == "OPTIONS" or request.blueprint in self.exempt:
             return
+        authorization = request.headers.get("Authorization", "")
+        kind = "bot-token" if authorization.startswith(BOT_BEARER) else "token" if authorization else None
+        token = f"{kind}:{hashlib.sha256(authorization.encode()).hexdigest()[:32]}" if kind else None
+        address = f"address:{request_address()}"
+        # A bot's requests count on its token, not its address (false bot tokens spent it: checked, not counted).
+        applying = [(budget, token if budget.scope == kind else address) for budget in self.budgets
+                    if budget.scope == kind or (budget.scope == "address" and kind != "bot-token")]
+        spent_by = [*applying, (self.address, address)] if self.address and kind == "bot-token" else applying
         window = WindowCounts.window(time.time())
-        applying = [(budget, f"{budget.scope}:{budget.identity()}") for budget in self.budgets if budget.applies()]
-        spent_by = applying
-        if self.address and _bot_token():  # false bot tokens spent it: checked, not counted
-            spent_by = [*applying, (self.address, f"address:{request_address()}")]
         for budget, name in spent_by:
             if self.counts.estimate(name, window) >= budget.per_minute:
-                retry = max(1, int((window + 1) * WINDOW_SECONDS - time.time()))
                 g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
                 raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
-                                  retry_after=retry)
+                                  retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())))
         for index, (budget, name) in enumerate(applying):
             total = self.counts.add(name, window)
             if index == 0:
@@ -86,7 +77,8 @@ class Limits:
 
     def after(self, response):
         """The headers of the budget shown; a false bot token costs its address."""
-        if response.status_code == 401 and self.address and _bot_token():
+        if response.status_code == 401 and self.address and request.headers.get("Authorization", "").startswith(
+                BOT_BEARER):
             self.counts.add(f"address:{request_address()}", WindowCounts.window(time.time()))
         shown = g.pop("rate_limit", None)
         if shown is not None:
