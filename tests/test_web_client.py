@@ -167,8 +167,14 @@ def test_a_412_race_is_recovered_by_reading_again_and_offering_the_move_again(pa
     game, tokens = two_humans(live_server, preset="traditional")  # both seats answer declarations at once
     assert game["awaiting"] == [0, 1]
     page.route("**/stream", lambda route: route.abort())  # the page hears nothing of the other seat's move
+    views = []
+    page.on("response", lambda response: views.append(response.url) if response.url.endswith("/view") else None)
     sit_at(page, live_server, game["id"], 0, tokens[0])
     expect(page.locator('#actions button[data-action="pass"]')).to_be_visible()
+    for _ in range(100):  # the table reads its view twice on opening (the second after starting its stream)
+        if len(views) >= 2:
+            break
+        page.wait_for_timeout(50)
     other = requests.post(f"{live_server}/games/{game['id']}/actions", json={"type": "pass"}, headers={
         "Authorization": f"Bearer {tokens[1]}", "If-Match": f'"{game["version"]}"'})
     assert other.status_code == 200
