@@ -294,13 +294,16 @@ class ChangeFeed:
         self._placed[topic] = name
 
     def _owner(self, channel: str):
-        if not self._cluster:
-            return "redis", self._client
-        node = self._client.get_node_from_key(channel)
-        # A client of its own: the cluster client drops its nodes' connections when it learns the
-        # slots again, which would cut every shard's subscriptions, not only the lost one's.
-        pool = self._client.get_redis_connection(node).connection_pool
-        return node.name, redis.Redis(connection_pool=redis.ConnectionPool(
+        """The node that owns `channel`, and a client of the feed's own for it: a reader closed while
+        it reads must not hand a connection in use back to the requests' pool, and a cluster client
+        drops its nodes' connections when it learns the slots again, which would cut every shard's
+        subscriptions, not only a lost one's."""
+        if self._cluster:
+            node = self._client.get_node_from_key(channel)
+            name, pool = node.name, self._client.get_redis_connection(node).connection_pool
+        else:
+            name, pool = "redis", self._client.connection_pool
+        return name, redis.Redis(connection_pool=redis.ConnectionPool(
             connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs))
 
     def _place_again(self):
