@@ -37,7 +37,7 @@ class AccountService:
         `cap` bots registered within the idle ttl (0: no limit). `bot_id`, when given, is the same
         for every retry of one request: a retry after a first run that died finds its bot."""
         if bot_id is not None and (existing := self.store.load(bot_id)) is not None:
-            return self._public(existing, self.store.ratings()), self.token_of(bot_id)
+            return self._public(existing, self.store.ratings()), self._token_of(existing)
         bot_id = bot_id or secrets.token_urlsafe(9)
         refused = self.store.reserve_registration(client, bot_id, per_hour, cap)
         if refused == -1:
@@ -54,7 +54,10 @@ class AccountService:
     def token_of(self, bot_id: str) -> str | None:
         """The bot's token, derived again (None for a bot gone, or registered before tokens were derived)."""
         doc = self.store.load(bot_id)
-        return self._derive_token(bot_id, doc["token_salt"]) if doc and "token_salt" in doc else None
+        return self._token_of(doc) if doc else None
+
+    def _token_of(self, doc: dict) -> str | None:
+        return self._derive_token(doc["id"], doc["token_salt"]) if "token_salt" in doc else None
 
     def _derive_token(self, bot_id: str, salt: str) -> str:
         mac = hmac.new(self.secret, f"bot:{bot_id}:{salt}".encode(), hashlib.sha256).digest()

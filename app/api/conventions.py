@@ -51,7 +51,6 @@ def _ref(kind: str, name: str) -> dict:
 class HttpConventions(BasePlugin):
     def init_spec(self, spec):
         super().init_spec(spec)
-        self.spec = spec
         for name, header in HEADERS.items():
             spec.components.header(name, header)
         for union, (title, messages) in STREAMS.items():

@@ -281,10 +281,10 @@ class ChangeFeed:
     def _place(self, topic: str):
         channel = _channel_of(topic)
         try:
-            name, connection = self._owner(channel)
+            name, pool = self._owner(channel)
             reader = self._readers.get(name)
             if reader is None:
-                reader = self._readers[name] = _NodeReader(name, connection, self._notices)
+                reader = self._readers[name] = _NodeReader(name, pool, self._notices)
             reader.send(self._subscribe, channel)
         except StoreUnavailable as error:
             log.warning("change feed: %s waits for its node: %s", topic, error)
@@ -294,17 +294,11 @@ class ChangeFeed:
         self._placed[topic] = name
 
     def _owner(self, channel: str):
-        """The node that owns `channel`, and a client of the feed's own for it: a reader closed while
-        it reads must not hand a connection in use back to the requests' pool, and a cluster client
-        drops its nodes' connections when it learns the slots again, which would cut every shard's
-        subscriptions, not only a lost one's."""
+        """The name of the node that owns `channel`, and the requests' pool for it."""
         if self._cluster:
             node = self._client.get_node_from_key(channel)
-            name, pool = node.name, self._client.get_redis_connection(node).connection_pool
-        else:
-            name, pool = "redis", self._client.connection_pool
-        return name, redis.Redis(connection_pool=redis.ConnectionPool(
-            connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs))
+            return node.name, self._client.get_redis_connection(node).connection_pool
+        return "redis", self._client.connection_pool
 
     def _place_again(self):
         if self._cluster:
@@ -331,10 +325,14 @@ class ChangeFeed:
 class _NodeReader:
     """One node's pub/sub connection and the thread that reads it into the feed's notices."""
 
-    def __init__(self, name: str, connection, notices: queue.SimpleQueue):
+    def __init__(self, name: str, pool, notices: queue.SimpleQueue):
+        """A connection of its own, made like `pool`'s: one closed while its thread reads must not go
+        back to the requests' pool, and a cluster client drops its nodes' connections when it learns
+        the slots again, which would cut every shard's subscriptions, not only a lost one's."""
         self.name = name
         self.topics = set()
-        self._pubsub = connection.pubsub()
+        own = redis.ConnectionPool(connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs)
+        self._pubsub = redis.Redis(connection_pool=own).pubsub()
         self._notices = notices
         self._closed = False
         threading.Thread(target=self._read, name="ronda-live-node", daemon=True).start()

@@ -74,7 +74,9 @@ class WindowCounts:
         current = self.window(time.time())
         with self._lock:
             unsent, self._unsent = dict(self._unsent), defaultdict(int)
-            keys = [key for key in set(self._shared) | set(unsent) if _window_of(key) >= current - 1]
+            for key, count in unsent.items():  # still in this process's estimate while on their way
+                self._shared[key] = self._shared.get(key, 0) + count
+            keys = [key for key in self._shared if _window_of(key) >= current - 1]
         if not keys:
             with self._lock:
                 self._shared = {}
@@ -89,9 +91,10 @@ class WindowCounts:
         try:
             replies = iter(pipe.execute())
         except Exception:
-            with self._lock:  # not sent: counted again at the next sync
+            with self._lock:  # not sent: sent again at the next sync
                 for key, count in unsent.items():
                     self._unsent[key] += count
+                    self._shared[key] -= count
             raise
         totals = {}
         for key in keys:
