@@ -231,8 +231,8 @@ class Game:
         pile.extend(taken)
         self.last_capturer = seat
         if self.events is not None:
-            rank = card >> 2
-            reason = reason or ("run" if any(c >> 2 != rank for c in taken) else "match")
+            # A run goes up from the played rank, so the highest card taken tells a run from a match.
+            reason = reason or ("run" if max(taken) >> 2 != card >> 2 else "match")
             self.events.append({"type": "capture", "seat": seat, "camp": camp, "card": CARD_IDS[card],
                                 "taken": ids(taken), "reason": reason})
 
