@@ -34,17 +34,27 @@ from ..engine.declarations import Declaration, awards
 from ..engine.declarations import value as declaration_value
 from .policies import best_immediate_action
 from .sampling import Sampler
+from .value import shipped_model
 
 DECLARATION_SAMPLES = 200  # a declaration's worth needs no search: many samples are cheap
 LEAF_CARD_VALUE = 0.3  # lookahead leaves: a card taken counts toward card points
+MASTER_BUDGET_MS = 100  # the master's time a move: within the level's 150 ms median
 
 
-def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
+def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40, evaluate=None):
     """Each card valued by minimax in each sample: over the next round of turns, or to the
-    round's end in its last deal."""
+    round's end in its last deal; the leaves valued by `evaluate` (the hand-written `_evaluate`
+    unless told)."""
     sampler = sampler or Sampler(knowledge, reads_play=True)
     depth = sum(sampler.hand_counts) - 1 if sampler.last_deal else sampler.base.players
-    return _determinized_choice(sampler, rng, iterations, budget_ms, partial(_lookahead, depth=depth))
+    return _determinized_choice(sampler, rng, iterations, budget_ms,
+                                partial(_lookahead, depth=depth, evaluate=evaluate or _evaluate))
+
+
+def master_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=MASTER_BUDGET_MS, model=None):
+    """The expert's search with leaves valued by the evaluation learned by self-play (`value.py`)."""
+    return expert_bot(knowledge, rng, sampler, iterations, budget_ms,
+                      evaluate=partial(learned_evaluation, model=model or shipped_model()))
 
 
 def montecarlo_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
@@ -107,14 +117,15 @@ def _declaration_worth(position, seat) -> float:
     return margin(others + [Declaration(seat, kind, rank)]) - margin(others, undeclared)
 
 
-def _lookahead(game, camp, root, depth, alpha=-math.inf, beta=math.inf):
+def _lookahead(game, camp, root, depth, evaluate=None, alpha=-math.inf, beta=math.inf):
     """Minimax over the next `depth` moves of this sample (everyone's cards known in it).
 
     Alpha-beta: a line that cannot change the value is cut, so the value is the plain
     minimax's and every sample costs fewer positions (more samples in the time budget).
     """
+    evaluate = evaluate or _evaluate
     if depth == 0 or game.winner is not None or game.round_index != root.round_index:
-        return _evaluate(game, camp, root)
+        return evaluate(game, camp, root)
     mover = game.awaiting()[0]
     mine = game.camp_of[mover] == camp
     best = -math.inf if mine else math.inf
@@ -125,7 +136,7 @@ def _lookahead(game, camp, root, depth, alpha=-math.inf, beta=math.inf):
     for action in moves:
         child = game.clone(deal_next_round=False)
         child.apply(mover, action)
-        value = _lookahead(child, camp, root, depth - 1, alpha, beta)
+        value = _lookahead(child, camp, root, depth - 1, evaluate, alpha, beta)
         if mine:
             best = max(best, value)
             alpha = max(alpha, best)
@@ -156,6 +167,13 @@ def _evaluate(game, camp, root):
         scores = [points + LEAF_CARD_VALUE * (len(now) - len(before))
                   for points, now, before in zip(game.scores, game.captured, root.captured)]
     return win_probability(scores, camp, game.rules.target)
+
+
+def learned_evaluation(game, camp, root, model):
+    """The camp's chance to win from the leaf, as the learned model sees its public facts."""
+    if game.winner is not None:
+        return 1.0 if game.winner == camp else 0.0
+    return model.win_chance(game, camp, root.round_index)
 
 
 def win_probability(scores, camp, target) -> float:

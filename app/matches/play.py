@@ -50,8 +50,13 @@ class PlayedGame:
         return max((camp for camp in range(game.camps) if camp != loser), key=lambda camp: game.scores[camp])
 
 
-def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_events=True) -> PlayedGame:
-    """One game of the match; bots read the deal's public history, so events are always recorded."""
+def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_events=True,
+              policies=None, observe=None) -> PlayedGame:
+    """One game of the match; bots read the deal's public history, so events are always recorded.
+
+    `policies` maps a bot name to its function where it is not one of `BOTS` (a bot under
+    training); `observe(game)` is called before every move (self-play records positions)."""
+    policies = {**BOTS, **(policies or {})}
     players = len(bots)
     entrants = seating(players, game_index)
     game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0)
@@ -60,8 +65,10 @@ def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_eve
     history = deal_events(game.events)
     while game.winner is None:
         seat = game.awaiting()[0]
+        if observe is not None:
+            observe(game)
         started = time.perf_counter()
-        action = BOTS[bots[entrants[seat]]](seat_knowledge(game, seat, history), rngs[seat])
+        action = policies[bots[entrants[seat]]](seat_knowledge(game, seat, history), rngs[seat])
         played.move_ms[seat].append((time.perf_counter() - started) * 1000)
         events = game.apply(seat, action)
         history = deal_events(history + events)

@@ -1,0 +1,110 @@
+"""The master's learned evaluation: a camp's chance to win the game from a position's public facts.
+
+A logistic model over `features`, one weight vector per player count, trained by self-play
+(`bench/train.py`). Every feature is public: scores, cards captured this round, the table,
+the dealer, whose turn it is, streaks and piles in play, the kinds of the declarations made.
+No hand and no stock card is read, so a value never depends on what the seat cannot see,
+in a sample of the search or anywhere else. Inference is a dot product in plain Python.
+"""
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+
+from ..engine.declarations import value as declaration_value
+from ..engine.rounds import NEUTRAL_SHARE
+from ..engine.streaks import PILE_STEPS
+
+SHIPPED_WEIGHTS = Path(__file__).with_name("master_weights.json")
+FEATURES = (
+    "bias",
+    "distance_lead",        # the other camp's distance to the target minus ours, over the spread
+    "cards_lead",           # cards captured this round, ours minus the best other camp's
+    "card_points_lead",     # cards already past the neutral share: points the round's end will bring
+    "cards_lead_to_come",   # the cards lead, weighted by the share of the round still to play
+    "sweep",                # the table the last capturer's camp will sweep at the round's end
+    "dealer",               # our camp deals: the last card, and the last play of the round
+    "to_move",              # our camp moves next
+    "streak",               # a darba step or a pile in play, ours or theirs
+    "declared",             # declarations made this deal and not yet resolved, by kind
+    "closeness",            # how near the target the game is
+    "round_left",           # the share of the round's cards still to take
+)
+
+
+def features(game, camp: int, root_round: int) -> list[float]:
+    """The position as `camp` may know it. A position past the root's round (a search that ran
+    to the round's end) is the next round's start: nothing captured, every card to come."""
+    scores, target = game.scores, game.rules.target
+    others = [c for c in range(game.camps) if c != camp]
+    rival = max(others, key=scores.__getitem__)
+    mine, theirs = max(target - scores[camp], 0.5), max(target - scores[rival], 0.5)
+    spread = math.sqrt(mine + theirs)
+    row = [1.0, (theirs - mine) / spread]
+    if game.round_index != root_round:
+        return row + [0.0] * 8 + [1 / spread, 1.0]
+    captured, camp_of = game.captured, game.camp_of
+    ours, best_other = len(captured[camp]), max(len(captured[c]) for c in others)
+    neutral = NEUTRAL_SHARE[game.camps]
+    left = (40 - sum(map(len, captured))) / 40
+    sweep = 0
+    if game.last_capturer >= 0:
+        sweep = len(game.table) if camp_of[game.last_capturer] == camp else -len(game.table)
+    streak = 0
+    if game.streak_step:
+        streak += game.streak_step[1] if game.streak_step[0] == camp else -game.streak_step[1]
+    if game.chain_len:
+        points = PILE_STEPS[game.chain_len][0]
+        streak += points if camp_of[game.chain_seat] == camp else -points
+    declared = 0
+    if game.declarations_open:
+        announce = game.rules.announce
+        for d in game.declarations:
+            declared += declaration_value(d.kind, announce) * (1 if camp_of[d.seat] == camp else -1)
+    to_move = 0.0 if game.turn is None else (1.0 if camp_of[game.turn] == camp else -1.0)
+    return row + [
+        (ours - best_other) / spread,
+        (max(ours - neutral, 0) - max(best_other - neutral, 0)) / spread,
+        (ours - best_other) * left / spread,
+        sweep / spread,
+        (1 if camp_of[game.dealer] == camp else -1) / spread,
+        to_move,
+        streak / spread,
+        declared / spread,
+        1 / spread,
+        left,
+    ]
+
+
+class ValueModel:
+    """Weights per player count; `win_chance(game, camp, root_round)` is the model's probability."""
+
+    def __init__(self, weights: dict[int, list[float]], provenance: dict | None = None):
+        for players, vector in weights.items():
+            if len(vector) != len(FEATURES):
+                raise ValueError(f"{players} players: {len(vector)} weights for {len(FEATURES)} features")
+        self.weights, self.provenance = weights, provenance or {}
+
+    def win_chance(self, game, camp: int, root_round: int) -> float:
+        z = sum(map(float.__mul__, self.weights[game.players], features(game, camp, root_round)))
+        return 1 / (1 + math.exp(-max(min(z, 30.0), -30.0)))
+
+    def to_dict(self) -> dict:
+        return {"features": list(FEATURES), "weights": {str(p): w for p, w in sorted(self.weights.items())},
+                "provenance": self.provenance}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ValueModel":
+        if data["features"] != list(FEATURES):
+            raise ValueError("the weights were trained on other features; train again (bench/train.py)")
+        return cls({int(p): [float(x) for x in w] for p, w in data["weights"].items()}, data.get("provenance"))
+
+    @classmethod
+    def load(cls, path) -> "ValueModel":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+@cache
+def shipped_model() -> ValueModel:
+    return ValueModel.load(SHIPPED_WEIGHTS)
