@@ -31,6 +31,11 @@ PAIRINGS = {
     "montecarlo-greedy": ("classic", ["montecarlo", "greedy"]),
     "expert-montecarlo": ("classic", ["expert", "montecarlo"]),
     "expert-montecarlo-teams": ("classic", ["expert", "montecarlo", "expert", "montecarlo"]),
+    "master-greedy": ("classic", ["master", "greedy"]),
+    "master-expert": ("classic", ["master", "expert"]),
+    "master-greedy-teams": ("classic", ["master", "greedy", "master", "greedy"]),
+    # Level 6 on the other rule sources: at least as strong as the expert on each.
+    **{f"master-expert-{preset}": (preset, ["master", "expert"]) for preset in ("traditional", "runda", "simple", "elaborate")},
 }
 BANK_SEED = "bench-bank"
 

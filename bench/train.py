@@ -41,7 +41,6 @@ from app.matches.play import entrant_results, play_game, wilson_interval  # noqa
 # Where self-play games are played: every preset and player count, the ones most played twice.
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
 SETUPS += [("classic", 2), ("classic", 4)]
-CHUNK = 25  # games per data file: the unit a stopped run resumes from
 RIDGE = 1e-3  # L2 on the weights: the features are few and the data plenty, it only steadies Newton
 NEWTON_STEPS = 8
 
@@ -54,12 +53,12 @@ def player(model_data, iterations):
 
 
 def self_play_chunk(task):
-    """`CHUNK` games of self-play; rows are [players, won, *features] for sampled positions."""
-    seed, generation, chunk, model_data, iterations, sample_rate = task
+    """A chunk of self-play games; rows are [players, won, *features] for sampled positions."""
+    seed, generation, chunk, size, model_data, iterations, sample_rate = task
     policy = player(model_data, iterations)
     pick = random.Random(f"{seed}:pick:{generation}:{chunk}")
     rows = []
-    for index in range(chunk * CHUNK, (chunk + 1) * CHUNK):
+    for index in range(chunk * size, (chunk + 1) * size):
         preset, players = SETUPS[index % len(SETUPS)]
         seen = []
 
@@ -141,8 +140,8 @@ def duel_game(task):
 class Run:
     """The work directory: what is done is on disk, so each step is skipped once made."""
 
-    def __init__(self, args):
-        self.args, self.work = args, Path(args.work)
+    def __init__(self, args, command):
+        self.args, self.command, self.work = args, command, Path(args.work)
         self.work.mkdir(parents=True, exist_ok=True)
         settings = {k: v for k, v in vars(args).items() if k not in ("jobs", "output", "work")}
         stored = self.work / "settings.json"
@@ -164,11 +163,11 @@ class Run:
     def generation(self, g, previous):
         args, folder = self.args, self.work / f"gen{g}"
         folder.mkdir(exist_ok=True)
-        chunks = math.ceil(args.games / CHUNK)
+        chunks = math.ceil(args.games / args.chunk)
         missing = [c for c in range(chunks) if not (folder / f"chunk{c}.json").exists()]
-        print(f"generation {g}/{args.generations}: self-play, {chunks - len(missing)}/{chunks} chunks of {CHUNK} games on disk",
+        print(f"generation {g}/{args.generations}: self-play, {chunks - len(missing)}/{chunks} chunks of {args.chunk} games on disk",
               flush=True)
-        tasks = [(args.seed, g, c, previous, args.iterations, args.sample_rate) for c in missing]
+        tasks = [(args.seed, g, c, args.chunk, previous, args.iterations, args.sample_rate) for c in missing]
         for done, (chunk, rows) in enumerate(zip(missing, self.map(self_play_chunk, tasks)), start=1):
             (folder / f"chunk{chunk}.json").write_text(json.dumps(rows))
             self.done_units += 1
@@ -200,7 +199,7 @@ class Run:
         return [row for path in sorted((self.work / f"gen{g}").glob("chunk*.json")) for row in json.loads(path.read_text())]
 
     def units_left(self, g, chunks_left):
-        return chunks_left + (self.args.generations - g) * math.ceil(self.args.games / CHUNK)
+        return chunks_left + (self.args.generations - g) * math.ceil(self.args.games / self.args.chunk)
 
     def train(self):
         previous, history = None, []
@@ -212,7 +211,7 @@ class Run:
             self.pool.close()
         model = ValueModel.from_dict(previous)
         model.provenance = {
-            "command": " ".join(["bench/train.py", *sys.argv[1:]]), "seed": self.args.seed,
+            "command": self.command, "seed": self.args.seed,
             "games_per_generation": self.args.games, "generations": self.args.generations,
             "samples_per_move": self.args.iterations, "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "minutes": round((time.time() - self.started) / 60, 1), "history": history,
@@ -228,15 +227,17 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=8, help="samples a move in self-play and evaluation")
     parser.add_argument("--sample-rate", type=float, default=0.3, help="share of positions recorded")
     parser.add_argument("--eval-games", type=int, default=400, help="duplicate games per evaluation")
+    parser.add_argument("--chunk", type=int, default=25, help="games per data file: what a stopped run resumes from")
     parser.add_argument("--seed", default="master-1")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--work", default="bench/train-run", help="where a run keeps what it made (resumable)")
     parser.add_argument("--output", default=str(SHIPPED_WEIGHTS))
     parser.add_argument("--short", action="store_true", help="tiny settings: a run end to end in a few minutes")
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.short:
-        args.generations, args.games, args.eval_games, args.iterations = 2, 2 * CHUNK, 8, 2
-    Run(args).train()
+        args.generations, args.games, args.chunk, args.eval_games, args.iterations = 2, 16, 8, 8, 2
+    Run(args, " ".join(["bench/train.py", *argv])).train()
 
 
 if __name__ == "__main__":

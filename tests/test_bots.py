@@ -6,7 +6,9 @@ from functools import partial
 import pytest
 
 from app.bots import BOTS, choose_action
-from app.bots.expert import _evaluate, _lookahead, _playout, expert_bot, montecarlo_bot, win_probability
+from app.bots.expert import (_evaluate, _lookahead, _playout, expert_bot, master_bot, montecarlo_bot,
+                             win_probability)
+from app.bots.value import FEATURES, ValueModel, features
 from app.bots.sampling import Sampler
 from app.engine import CARD_IDS, DECLARE, PRESETS, Game, parse_card
 from app.engine.declarations import Declaration, combination
@@ -16,7 +18,7 @@ from test_properties import swap_hidden_cards
 
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
 FAST = {"random": BOTS["random"], "greedy": BOTS["greedy"], "montecarlo": partial(montecarlo_bot, iterations=3),
-        "expert": partial(expert_bot, iterations=3)}
+        "expert": partial(expert_bot, iterations=3), "master": partial(master_bot, iterations=3)}
 
 
 @pytest.mark.parametrize("preset, players", SETUPS)
@@ -61,6 +63,47 @@ def _with_other_hands_dealt_differently(history, seat, rng):
             event = {**event, "hands": hands}
         changed.append(event)
     return changed
+
+
+def test_the_master_finds_the_card_that_wins_the_game():
+    game = make_position("simple", hands=[["2o", "6o", "11o"], ["1c", "3c", "12c"]], table=["2c"], scores=[40, 40])
+    assert choose_action("master", seat_knowledge(game, 0), random.Random(1)) == {"type": "play", "card": "2o"}
+
+
+def _model_valuing(feature, weight):
+    return ValueModel({players: [weight if name == feature else 0.0 for name in FEATURES] for players in (2, 3, 4)})
+
+
+def test_the_master_values_its_leaves_by_the_learned_model():
+    # Dropping 11o first lets 6o take the run 6-7-10-11 next turn (five cards), where 6o now takes
+    # four (no unseen card can answer either): a model that prizes cards drops 11o first, one that
+    # shuns them plays 6o. Cards are left in the stock so the search stops inside the round.
+    game = make_position("simple", hands=[["6o", "11o"], ["1c", "3c"]], table=["6c", "7c", "10c", "2b"],
+                         stock=["4o", "4c", "5o", "5c", "1b", "3b"])
+    knowledge = seat_knowledge(game, 0)
+    prizes = master_bot(knowledge, random.Random(1), iterations=4, model=_model_valuing("cards_lead", 1.0))
+    shuns = master_bot(knowledge, random.Random(1), iterations=4, model=_model_valuing("cards_lead", -1.0))
+    assert (prizes, shuns) == (parse_card("11o"), parse_card("6o"))
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 2), ("traditional", 4), ("runda", 3), ("elaborate", 2)])
+def test_the_learned_evaluation_reads_no_hidden_card(preset, players):
+    """§9: the features of a position are the same whatever the cards no seat can see."""
+    game = Game(PRESETS[preset], players, seed=f"features-{preset}")
+    rng = random.Random(5)
+    while game.winner is None:
+        seat = game.awaiting()[0]
+        swapped = swap_hidden_cards(game, seat, rng)
+        for camp in range(game.camps):
+            assert features(game, camp, game.round_index) == features(swapped, camp, game.round_index)
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+
+
+def test_the_shipped_weights_load_and_say_how_they_were_made():
+    from app.bots.value import SHIPPED_WEIGHTS, shipped_model
+    model = shipped_model()
+    assert set(model.weights) == {2, 3, 4} and SHIPPED_WEIGHTS.stat().st_size < 5_000_000
+    assert {"command", "seed", "games_per_generation", "generations", "date"} <= set(model.provenance)
 
 
 def test_greedy_declares_whenever_it_holds_something():

@@ -160,12 +160,12 @@ def test_no_deck_of_a_match_with_a_registered_bot_is_knowable_before_it_ends(liv
 def test_levels_seat_the_bots_from_weakest_to_strongest(live_server):
     levels = requests.get(f"{live_server}/bots/levels").json()
     assert [(level["level"], level["bot"]) for level in levels] == [
-        (1, "random"), (2, "casual"), (3, "greedy"), (4, "montecarlo"), (5, "expert")]
+        (1, "random"), (2, "casual"), (3, "greedy"), (4, "montecarlo"), (5, "expert"), (6, "master")]
     created = requests.post(f"{live_server}/games", json={"players": 2, "seats": [
         {"type": "human", "name": "A"}, {"type": "bot", "level": 2}]})
     assert created.status_code == 201 and created.json()["game"]["seats"][1]["bot"] == "casual"
     assert requests.post(f"{live_server}/games", json={"players": 2, "seats": [
-        {"type": "human"}, {"type": "bot", "level": 6}]}).status_code == 422
+        {"type": "human"}, {"type": "bot", "level": 7}]}).status_code == 422
 
 
 def test_a_forfeited_match_frees_its_unplayed_games_from_the_clients_cap(redis_url):

@@ -6,6 +6,7 @@ from flask import Response, current_app, request, url_for
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
+from ..bots import LEVELS
 from ..errors import InvalidRequest
 from ..live.hub import CLOSED, bot_topic
 from . import idempotency
@@ -133,7 +134,7 @@ class Turns(Schema):
 
 
 class Level(Schema):
-    level = fields.Integer(required=True, metadata={"description": "1 (weakest) to 5; a seat takes it as "
+    level = fields.Integer(required=True, metadata={"description": f"1 (weakest) to {len(LEVELS)}; a seat takes it as "
                                                                   "{\"type\": \"bot\", \"level\": n}"})
     bot = fields.String(required=True)
     summary = fields.String(required=True)

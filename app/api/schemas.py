@@ -2,6 +2,7 @@
 
 from marshmallow import Schema, fields, pre_load, validate
 
+from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 
 ACTION_TYPES = ("play", "declare", "pass")
@@ -90,8 +91,8 @@ class SeatRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
     name = fields.String(validate=NAME, metadata={"example": "Amina"})
     bot = fields.String(validate=NAME, metadata={"description": "bot kind, for type bot", "example": "greedy"})
-    level = Integer(validate=validate.Range(min=1, max=5), metadata={
-        "description": "for type bot, instead of `bot`: 1 (weakest) to 5, see listLevels"})
+    level = Integer(validate=validate.Range(min=1, max=len(LEVELS)), metadata={
+        "description": f"for type bot, instead of `bot`: 1 (weakest) to {len(LEVELS)}, see listLevels"})
 
 
 class CreateGameRequest(Schema):
