@@ -5,7 +5,7 @@ Each generation:
    hand-written leaf values; then the master with the previous generation's weights), over
    every preset and player count (classic weighted up), and records the public features of
    sampled positions for every camp, labelled by whether that camp won the game;
-2. fits a logistic model per player count (Newton's method, L2) on this generation's data
+2. fits a logistic model per table (player count and camps; Newton's method, L2) on this generation's data
    and the one before (a window, so early play does not anchor the model);
 3. evaluates the new weights on duplicate 2-player `classic` games against the previous
    generation and against greedy (fixed samples a move, so the result does not depend on the
@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bots.expert import expert_bot, master_bot  # noqa: E402
-from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features  # noqa: E402
+from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features, table_of  # noqa: E402
 from app.engine import PRESETS  # noqa: E402
 from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
 
@@ -53,7 +53,7 @@ def player(model_data, iterations):
 
 
 def self_play_chunk(task):
-    """A chunk of self-play games; rows are [players, won, *features] for sampled positions."""
+    """A chunk of self-play games; rows are [table, won, *features] for sampled positions."""
     seed, generation, chunk, size, model_data, iterations, sample_rate = task
     policy = player(model_data, iterations)
     pick = random.Random(f"{seed}:pick:{generation}:{chunk}")
@@ -68,13 +68,14 @@ def self_play_chunk(task):
 
         played = play_game(PRESETS[preset], ["self"] * players, f"{seed}:gen{generation}", index,
                            keep_events=False, policies={"self": policy}, observe=observe)
-        rows += [[players, 1.0 if played.game.winner == camp else 0.0, *row] for camp, row in seen]
+        table = table_of(played.game)
+        rows += [[table, 1.0 if played.game.winner == camp else 0.0, *row] for camp, row in seen]
     return rows
 
 
-def fit(rows, players) -> list[float]:
+def fit(rows, table) -> list[float]:
     """Logistic regression by Newton's method with a small ridge, in plain Python."""
-    data = [(row[1], row[2:]) for row in rows if row[0] == players]
+    data = [(row[1], row[2:]) for row in rows if row[0] == table]
     size = len(FEATURES)
     weights = [0.0] * size
     for _ in range(NEWTON_STEPS):
@@ -119,8 +120,8 @@ def _solve(matrix, vector):
 
 def log_loss(rows, model: ValueModel) -> float:
     total = 0.0
-    for players, label, *x in rows:
-        z = max(min(sum(map(float.__mul__, model.weights[players], x)), 30.0), -30.0)
+    for table, label, *x in rows:
+        z = max(min(sum(map(float.__mul__, model.weights[table], x)), 30.0), -30.0)
         p = 1 / (1 + math.exp(-z))
         total -= math.log(p if label else 1 - p)
     return total / max(len(rows), 1)
@@ -175,7 +176,7 @@ class Run:
         model_file = folder / "model.json"
         if not model_file.exists():
             rows = self.rows(g) + (self.rows(g - 1) if g > 1 else [])
-            weights = {players: fit(rows, players) for players in sorted({row[0] for row in rows})}
+            weights = {table: fit(rows, table) for table in sorted({row[0] for row in rows})}
             model = ValueModel(weights)
             model_file.write_text(json.dumps({**model.to_dict(), "rows": len(rows),
                                               "log_loss": log_loss(rows, model)}))

@@ -71,7 +71,8 @@ def test_the_master_finds_the_card_that_wins_the_game():
 
 
 def _model_valuing(feature, weight):
-    return ValueModel({players: [weight if name == feature else 0.0 for name in FEATURES] for players in (2, 3, 4)})
+    return ValueModel({table: [weight if name == feature else 0.0 for name in FEATURES]
+                       for table in ("2x2", "3x3", "4x2", "4x4")})
 
 
 def test_the_master_values_its_leaves_by_the_learned_model():
@@ -102,7 +103,7 @@ def test_the_learned_evaluation_reads_no_hidden_card(preset, players):
 def test_the_shipped_weights_load_and_say_how_they_were_made():
     from app.bots.value import SHIPPED_WEIGHTS, shipped_model
     model = shipped_model()
-    assert set(model.weights) == {2, 3, 4} and SHIPPED_WEIGHTS.stat().st_size < 5_000_000
+    assert set(model.weights) == {"2x2", "3x3", "4x2", "4x4"} and SHIPPED_WEIGHTS.stat().st_size < 5_000_000
     assert {"command", "seed", "games_per_generation", "generations", "date"} <= set(model.provenance)
 
 

@@ -16,8 +16,9 @@ def test_a_short_training_run_writes_loadable_weights_with_their_provenance_and_
     args = ["--short", "--jobs", "1", "--work", str(work), "--output", str(output)]
     train.main(args)
     model = ValueModel.load(output)
-    assert set(model.weights) == {2, 3, 4} and all(len(w) == len(FEATURES) for w in model.weights.values())
-    assert any(w != 0 for w in model.weights[2])  # it learned something
+    assert set(model.weights) == {"2x2", "3x3", "4x2", "4x4"}
+    assert all(len(w) == len(FEATURES) for w in model.weights.values())
+    assert any(w != 0 for w in model.weights["2x2"])  # it learned something
     history = model.provenance["history"]
     assert [step["generation"] for step in history] == [1, 2]
     assert all(0 <= step["greedy"]["win_rate"] <= 1 and step["positions"] > 0 for step in history)

@@ -1,6 +1,7 @@
 """The master's learned evaluation: a camp's chance to win the game from a position's public facts.
 
-A logistic model over `features`, one weight vector per player count, trained by self-play
+A logistic model over `features`, one weight vector per table (player count and camps: four
+players in teams are not four playing alone), trained by self-play
 (`bench/train.py`). Every feature is public: scores, cards captured this round, the table,
 the dealer, whose turn it is, streaks and piles in play, the kinds of the declarations made.
 No hand and no stock card is read, so a value never depends on what the seat cannot see,
@@ -77,28 +78,33 @@ def features(game, camp: int, root_round: int) -> list[float]:
     ]
 
 
-class ValueModel:
-    """Weights per player count; `win_chance(game, camp, root_round)` is the model's probability."""
+def table_of(game) -> str:
+    """The key of a game's weights: "4x2" is four players in two teams."""
+    return f"{game.players}x{game.camps}"
 
-    def __init__(self, weights: dict[int, list[float]], provenance: dict | None = None):
-        for players, vector in weights.items():
+
+class ValueModel:
+    """Weights per table (`table_of`); `win_chance(game, camp, root_round)` is the model's probability."""
+
+    def __init__(self, weights: dict[str, list[float]], provenance: dict | None = None):
+        for table, vector in weights.items():
             if len(vector) != len(FEATURES):
-                raise ValueError(f"{players} players: {len(vector)} weights for {len(FEATURES)} features")
+                raise ValueError(f"table {table}: {len(vector)} weights for {len(FEATURES)} features")
         self.weights, self.provenance = weights, provenance or {}
 
     def win_chance(self, game, camp: int, root_round: int) -> float:
-        z = sum(map(float.__mul__, self.weights[game.players], features(game, camp, root_round)))
+        z = sum(map(float.__mul__, self.weights[table_of(game)], features(game, camp, root_round)))
         return 1 / (1 + math.exp(-max(min(z, 30.0), -30.0)))
 
     def to_dict(self) -> dict:
-        return {"features": list(FEATURES), "weights": {str(p): w for p, w in sorted(self.weights.items())},
+        return {"features": list(FEATURES), "weights": dict(sorted(self.weights.items())),
                 "provenance": self.provenance}
 
     @classmethod
     def from_dict(cls, data: dict) -> "ValueModel":
         if data["features"] != list(FEATURES):
             raise ValueError("the weights were trained on other features; train again (bench/train.py)")
-        return cls({int(p): [float(x) for x in w] for p, w in data["weights"].items()}, data.get("provenance"))
+        return cls({table: [float(x) for x in w] for table, w in data["weights"].items()}, data.get("provenance"))
 
     @classmethod
     def load(cls, path) -> "ValueModel":
