@@ -34,7 +34,7 @@ from ..engine.declarations import Declaration, awards
 from ..engine.declarations import value as declaration_value
 from .policies import best_immediate_action
 from .sampling import Sampler
-from .value import shipped_model
+from .value import shipped_model, win_chance
 
 DECLARATION_SAMPLES = 200  # a declaration's worth needs no search: many samples are cheap
 LEAF_CARD_VALUE = 0.3  # lookahead leaves: a card taken counts toward card points
@@ -53,8 +53,10 @@ def expert_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40, eval
 
 def master_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=MASTER_BUDGET_MS, model=None):
     """The expert's search with leaves valued by the evaluation learned by self-play (`value.py`)."""
+    sampler = sampler or Sampler(knowledge, reads_play=True)
+    weights = (model or shipped_model()).weights_for(sampler.base)
     return expert_bot(knowledge, rng, sampler, iterations, budget_ms,
-                      evaluate=partial(learned_evaluation, model=model or shipped_model()))
+                      evaluate=partial(learned_evaluation, weights=weights))
 
 
 def montecarlo_bot(knowledge, rng, sampler=None, iterations=None, budget_ms=40):
@@ -169,11 +171,11 @@ def _evaluate(game, camp, root):
     return win_probability(scores, camp, game.rules.target)
 
 
-def learned_evaluation(game, camp, root, model):
+def learned_evaluation(game, camp, root, weights):
     """The camp's chance to win from the leaf, as the learned model sees its public facts."""
     if game.winner is not None:
         return 1.0 if game.winner == camp else 0.0
-    return model.win_chance(game, camp, root.round_index)
+    return win_chance(weights, game, camp, root.round_index)
 
 
 def win_probability(scores, camp, target) -> float:

@@ -37,16 +37,18 @@ FEATURES = (
 def features(game, camp: int, root_round: int) -> list[float]:
     """The position as `camp` may know it. A position past the root's round (a search that ran
     to the round's end) is the next round's start: nothing captured, every card to come."""
-    scores, target = game.scores, game.rules.target
-    others = [c for c in range(game.camps) if c != camp]
-    rival = max(others, key=scores.__getitem__)
-    mine, theirs = max(target - scores[camp], 0.5), max(target - scores[rival], 0.5)
+    scores, captured, camp_of = game.scores, game.captured, game.camp_of
+    if game.camps == 2:  # most tables: the one other camp, without a search for the best
+        rival_score, rival_cards = scores[1 - camp], len(captured[1 - camp])
+    else:
+        rival_score = max(score for other, score in enumerate(scores) if other != camp)
+        rival_cards = max(len(pile) for other, pile in enumerate(captured) if other != camp)
+    target = game.rules.target
+    mine, theirs = max(target - scores[camp], 0.5), max(target - rival_score, 0.5)
     spread = math.sqrt(mine + theirs)
-    row = [1.0, (theirs - mine) / spread]
     if game.round_index != root_round:
-        return row + [0.0] * 8 + [1 / spread, 1.0]
-    captured, camp_of = game.captured, game.camp_of
-    ours, best_other = len(captured[camp]), max(len(captured[c]) for c in others)
+        return [1.0, (theirs - mine) / spread, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1 / spread, 1.0]
+    ours = len(captured[camp])
     neutral = NEUTRAL_SHARE[game.camps]
     left = (40 - sum(map(len, captured))) / 40
     sweep = 0
@@ -64,10 +66,12 @@ def features(game, camp: int, root_round: int) -> list[float]:
         for d in game.declarations:
             declared += declaration_value(d.kind, announce) * (1 if camp_of[d.seat] == camp else -1)
     to_move = 0.0 if game.turn is None else (1.0 if camp_of[game.turn] == camp else -1.0)
-    return row + [
-        (ours - best_other) / spread,
-        (max(ours - neutral, 0) - max(best_other - neutral, 0)) / spread,
-        (ours - best_other) * left / spread,
+    return [
+        1.0,
+        (theirs - mine) / spread,
+        (ours - rival_cards) / spread,
+        (max(ours - neutral, 0) - max(rival_cards - neutral, 0)) / spread,
+        (ours - rival_cards) * left / spread,
         sweep / spread,
         (1 if camp_of[game.dealer] == camp else -1) / spread,
         to_move,
@@ -83,8 +87,14 @@ def table_of(game) -> str:
     return f"{game.players}x{game.camps}"
 
 
+def win_chance(weights, game, camp: int, root_round: int) -> float:
+    """The probability the logistic model with `weights` gives the camp."""
+    z = sum(map(float.__mul__, weights, features(game, camp, root_round)))
+    return 1 / (1 + math.exp(-z)) if z > -700 else 0.0  # exp(700) is near the largest float
+
+
 class ValueModel:
-    """Weights per table (`table_of`); `win_chance(game, camp, root_round)` is the model's probability."""
+    """Weights per table (`table_of`)."""
 
     def __init__(self, weights: dict[str, list[float]], provenance: dict | None = None):
         for table, vector in weights.items():
@@ -92,9 +102,11 @@ class ValueModel:
                 raise ValueError(f"table {table}: {len(vector)} weights for {len(FEATURES)} features")
         self.weights, self.provenance = weights, provenance or {}
 
+    def weights_for(self, game) -> list[float]:
+        return self.weights[table_of(game)]
+
     def win_chance(self, game, camp: int, root_round: int) -> float:
-        z = sum(map(float.__mul__, self.weights[table_of(game)], features(game, camp, root_round)))
-        return 1 / (1 + math.exp(-max(min(z, 30.0), -30.0)))
+        return win_chance(self.weights_for(game), game, camp, root_round)
 
     def to_dict(self) -> dict:
         return {"features": list(FEATURES), "weights": dict(sorted(self.weights.items())),
