@@ -218,7 +218,10 @@ class Game:
         low, high = rank << 2, top << 2
         taken, kept = [], []
         for c in self.table:
-            (taken if low <= c < high else kept).append(c)
+            if low <= c < high:
+                taken.append(c)
+            else:
+                kept.append(c)
         self.table = kept
         for r in range(rank, top):
             count[r] = 0
@@ -269,9 +272,12 @@ class Game:
         if self.round_log is not None:
             self.round_log.append((group, [(camp, points) for camp, points, _, _ in entries]))
         # Only a camp at the target after a gain, or a loss that may break a tie above it, can win now.
-        if self.live_win_check and any(points < 0 or scores[camp] >= self.rules.target
-                                       for camp, points, _, _ in entries):
-            rounds.check_winner(self)
+        if self.live_win_check:
+            target = self.rules.target
+            for camp, points, _, _ in entries:
+                if points < 0 or scores[camp] >= target:
+                    rounds.check_winner(self)
+                    break
 
     # ----- copies ------------------------------------------------------------------------
     def clone(self, record_events=False, deal_next_round=True) -> "Game":
