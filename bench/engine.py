@@ -2,10 +2,16 @@
 
 Counts every applied action (plays, declarations, passes), choosing among
 `legal_actions` included. Run: .venv/bin/python bench/engine.py [--seconds S]
+
+`--instructions` prints instead the CPU instructions an action takes in each mode, a figure
+that the machine's load does not move (valgrind's callgrind over a fixed set of games, less
+the same run without games).
 """
 
 import argparse
 import random
+import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,20 +21,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.engine import PRESETS, Game  # noqa: E402
 
 
-def play_games(rules, players, record_events, seconds, rng):
+def play_one(rules, players, record_events, rng) -> int:
+    """One game to the target, every action uniformly random among the legal ones; its action count."""
     random = rng.random
+    game = Game(rules, players, seed=str(random()), record_events=record_events)
+    actions = 0
+    while game.winner is None:
+        seat = game.awaiting()[0]
+        legal = game.legal_actions(seat)
+        game.apply(seat, legal[int(random() * len(legal))])  # uniform, cheaper than rng.choice
+        actions += 1
+    return actions
+
+
+def play_games(rules, players, record_events, seconds, rng):
     actions = games = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        game = Game(rules, players, seed=str(rng.random()), record_events=record_events)
-        while game.winner is None:
-            seat = game.awaiting()[0]
-            legal = game.legal_actions(seat)
-            game.apply(seat, legal[int(random() * len(legal))])  # uniform, cheaper than rng.choice
-            actions += 1
+        actions += play_one(rules, players, record_events, rng)
         games += 1
     elapsed = time.perf_counter() - started
     return actions / elapsed, games / elapsed
+
+
+def play_fixed(games: int, record_events: bool) -> int:
+    """The same games every time: `games` per preset and player count."""
+    rng = random.Random(20261201)
+    return sum(play_one(rules, players, record_events, rng)
+               for rules in PRESETS.values() for players in rules.player_counts() for _ in range(games))
+
+
+def instructions_per_action(record_events: bool, games: int = 10) -> float:
+    def counted(n):
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+                              __file__, "--fixed-games", str(n), *(["--events"] if record_events else [])],
+                             capture_output=True, text=True, check=True)
+        return int(re.search(r"Collected : (\d+)", run.stderr).group(1)), int(run.stdout.split()[-1])
+    (total, actions), (startup, _) = counted(games), counted(0)
+    return (total - startup) / actions
 
 
 def machine_speed() -> float:
@@ -45,7 +75,19 @@ def machine_speed() -> float:
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=1.0, help="per preset, player count and mode")
+    parser.add_argument("--instructions", action="store_true",
+                        help="instead, CPU instructions an action in each mode (needs valgrind)")
+    parser.add_argument("--fixed-games", type=int, help=argparse.SUPPRESS)  # what --instructions counts
+    parser.add_argument("--events", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.fixed_games is not None:
+        print(play_fixed(args.fixed_games, args.events))
+        return
+    if args.instructions:
+        search, events = instructions_per_action(False), instructions_per_action(True)
+        print(f"instructions an action: {search:,.0f} in search mode, {events:,.0f} with full events "
+              f"(search/events: {search / events:.2f})")
+        return
     rng = random.Random(20261130)
     print(f"machine: {machine_speed():.1f} M plain loop steps/s (the figures scale with it)")
     totals = {True: [], False: []}
