@@ -6,11 +6,12 @@ paired point margin per round (A minus B, averaged over a deck's rotations) with
 interval, the Elo gap, and each bot's ms per move (median, p95). A bot against itself is
 the control and must come out even.
 
-Run: .venv/bin/python bench/bots.py [--games 400] [--jobs 2] [--pairings expert-greedy,...]
+Run: .venv/bin/python bench/bots.py [--games 400] [--jobs 2] [--pairings expert-greedy,...] [--samples N]
 """
 
 import argparse
 import math
+from functools import partial
 import statistics
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.bots import BOTS  # noqa: E402
 from app.engine import PRESETS  # noqa: E402
 from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
 
@@ -40,10 +42,15 @@ PAIRINGS = {
 BANK_SEED = "bench-bank"
 
 
+SEARCHERS = ("montecarlo", "expert", "master")  # the bots a time budget or a sample count bounds
+
+
 def one_game(task):
-    name, index = task
+    name, index, samples = task
     preset, bots = PAIRINGS[name]
-    played = play_game(PRESETS[preset], bots, f"{BANK_SEED}:{name}", index, keep_events=False)
+    # Fixed samples a move make a result that does not depend on the machine's speed or load.
+    policies = {bot: partial(BOTS[bot], iterations=samples) for bot in SEARCHERS} if samples else None
+    played = play_game(PRESETS[preset], bots, f"{BANK_SEED}:{name}", index, keep_events=False, policies=policies)
     results = entrant_results(played)
     moves = {}
     for seat, entrant in enumerate(played.entrants):
@@ -85,9 +92,11 @@ def main():
     parser.add_argument("--games", type=int, default=400, help="games per pairing (a multiple of the players)")
     parser.add_argument("--jobs", type=int, default=2, help="processes (each bot move still runs on one core)")
     parser.add_argument("--pairings", default=",".join(PAIRINGS), help=f"from: {', '.join(PAIRINGS)}")
+    parser.add_argument("--samples", type=int, help=f"samples a move for {', '.join(SEARCHERS)} instead of "
+                                                     "their time budgets")
     args = parser.parse_args()
     names = args.pairings.split(",")
-    tasks = [(name, i) for name in names for i in range(args.games)]
+    tasks = [(name, i, args.samples) for name in names for i in range(args.games)]
     started = time.time()
     print(f"{'pairing (A vs B)':<26}{'games':>6}{'A wins':>8}  {'Wilson 95%':<16}{'margin/round':<14}{'Elo':>7}  "
           f"ms per move (median/p95)")
