@@ -61,7 +61,7 @@ def one_game(task):
 
 
 def summarise(name, rows, players):
-    bots = PAIRINGS[name][1]
+    preset, bots = PAIRINGS[name]
     n = len(rows)
     wins = sum(r[2] for r in rows)
     low, high = wilson_interval(wins, n)
@@ -78,7 +78,7 @@ def summarise(name, rows, players):
         for bot, ms in row[4].items():
             moves.setdefault(bot, []).extend(ms)
     speed = "  ".join(f"{bot} {statistics.median(ms):.2f}/{_p95(ms):.2f} ms" for bot, ms in sorted(moves.items()))
-    label = f"{bots[0]} vs {bots[1]}" + (" (teams)" if players == 4 else "")
+    label = f"{bots[0]} vs {bots[1]}" + (" (teams)" if players == 4 else "") + (f", {preset}" if preset != "classic" else "")
     print(f"{label:<26}{n:>6}{wins / n:>8.1%}  [{low:.1%}, {high:.1%}]  {mean:+6.2f} ±{half:4.2f}  {elo:+7.0f}  {speed}")
 
 
