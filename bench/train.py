@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bots.expert import expert_bot, master_bot  # noqa: E402
-from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features, table_of  # noqa: E402
+from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features, probability, table_of  # noqa: E402
 from app.engine import PRESETS  # noqa: E402
 from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
 
@@ -82,8 +82,7 @@ def fit(rows, table) -> list[float]:
         gradient = [RIDGE * w for w in weights]
         hessian = [[RIDGE if i == j else 0.0 for j in range(size)] for i in range(size)]
         for label, x in data:
-            z = max(min(sum(map(float.__mul__, weights, x)), 30.0), -30.0)
-            p = 1 / (1 + math.exp(-z))
+            p = probability(weights, x)
             error, curvature = p - label, p * (1 - p)
             for i, xi in enumerate(x):
                 gradient[i] += error * xi
@@ -121,8 +120,7 @@ def _solve(matrix, vector):
 def log_loss(rows, model: ValueModel) -> float:
     total = 0.0
     for table, label, *x in rows:
-        z = max(min(sum(map(float.__mul__, model.weights[table], x)), 30.0), -30.0)
-        p = 1 / (1 + math.exp(-z))
+        p = probability(model.weights[table], x)
         total -= math.log(p if label else 1 - p)
     return total / max(len(rows), 1)
 

@@ -87,10 +87,16 @@ def table_of(game) -> str:
     return f"{game.players}x{game.camps}"
 
 
+def probability(weights, row) -> float:
+    """The logistic model's probability for a row of features; the score is kept within ±30
+    (a chance within 1e-13 of certain) so that neither exp nor a log of the result can fail."""
+    z = max(min(sum(map(float.__mul__, weights, row)), 30.0), -30.0)
+    return 1 / (1 + math.exp(-z))
+
+
 def win_chance(weights, game, camp: int, root_round: int) -> float:
     """The probability the logistic model with `weights` gives the camp."""
-    z = sum(map(float.__mul__, weights, features(game, camp, root_round)))
-    return 1 / (1 + math.exp(-z)) if z > -700 else 0.0  # exp(700) is near the largest float
+    return probability(weights, features(game, camp, root_round))
 
 
 class ValueModel:
