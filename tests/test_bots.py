@@ -245,7 +245,7 @@ def test_the_expert_lookahead_cuts_lines_without_changing_a_minimax_value(preset
         for action in position.legal_actions(seat):
             child = position.clone(deal_next_round=False)
             child.apply(seat, action)
-            assert _lookahead(child, camp, position, players) == _plain_minimax(child, camp, position, players)
+            assert _lookahead(child, camp, position, players, _evaluate) == _plain_minimax(child, camp, position, players)
             compared += 1
         history = deal_events(history + game.apply(seat, BOTS["greedy"](knowledge, rng)))
     assert compared >= 100

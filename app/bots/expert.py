@@ -119,13 +119,13 @@ def _declaration_worth(position, seat) -> float:
     return margin(others + [Declaration(seat, kind, rank)]) - margin(others, undeclared)
 
 
-def _lookahead(game, camp, root, depth, evaluate=None, alpha=-math.inf, beta=math.inf):
+def _lookahead(game, camp, root, depth, evaluate, alpha=-math.inf, beta=math.inf):
     """Minimax over the next `depth` moves of this sample (everyone's cards known in it).
 
     Alpha-beta: a line that cannot change the value is cut, so the value is the plain
     minimax's and every sample costs fewer positions (more samples in the time budget).
+    `evaluate(leaf, camp, root)` values the leaves.
     """
-    evaluate = evaluate or _evaluate
     if depth == 0 or game.winner is not None or game.round_index != root.round_index:
         return evaluate(game, camp, root)
     mover = game.awaiting()[0]
