@@ -9,6 +9,7 @@ the same run without games).
 """
 
 import argparse
+import os
 import random
 import re
 import subprocess
@@ -55,10 +56,10 @@ def instructions_per_action(record_events: bool, games: int = 10) -> float:
     def counted(n):
         run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
                               __file__, "--fixed-games", str(n), *(["--events"] if record_events else [])],
-                             capture_output=True, text=True, check=True)
-        return int(re.search(r"Collected : (\d+)", run.stderr).group(1)), int(run.stdout.split()[-1])
-    (total, actions), (startup, _) = counted(games), counted(0)
-    return (total - startup) / actions
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": "0"})  # so that runs repeat exactly
+        return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+    return (counted(games) - counted(0)) / play_fixed(games, record_events)
 
 
 def machine_speed() -> float:
@@ -81,7 +82,7 @@ def main():
     parser.add_argument("--events", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fixed_games is not None:
-        print(play_fixed(args.fixed_games, args.events))
+        play_fixed(args.fixed_games, args.events)
         return
     if args.instructions:
         search, events = instructions_per_action(False), instructions_per_action(True)
@@ -89,7 +90,8 @@ def main():
               f"(search/events: {search / events:.2f})")
         return
     rng = random.Random(20261130)
-    print(f"machine: {machine_speed():.1f} M plain loop steps/s (the figures scale with it)")
+    speed = machine_speed()
+    print(f"machine: {speed:.1f} M plain loop steps/s (the figures scale with it)")
     totals = {True: [], False: []}
     print(f"{'preset':<12}{'players':>8}{'search actions/s':>18}{'games/s':>9}{'events actions/s':>18}{'games/s':>9}")
     for name, rules in PRESETS.items():
@@ -102,7 +104,9 @@ def main():
                   f"{row[True][0]:>18,.0f}{row[True][1]:>9,.0f}")
     for record, label in ((False, "search mode (no events)"), (True, "full events")):
         rates = totals[record]
-        print(f"mean over presets, {label}: {sum(rates) / len(rates):,.0f} actions/s")
+        mean = sum(rates) / len(rates)
+        print(f"mean over presets, {label}: {mean:,.0f} actions/s, "
+              f"{mean / speed / 1000:.1f}k actions per million loop steps")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from .phases import DECLARING, OVER, PLAYING, Won
 from .streaks import PLAYS
 
 DECLARE, PASS = 40, 41  # actions 0..39 play that card
+# PLAYING_ORDERS[players][dealer]: the seats from the dealer's left (the next seat) round to the dealer.
+PLAYING_ORDERS = {n: tuple(tuple((dealer + 1 + i) % n for i in range(n)) for dealer in range(n)) for n in (2, 3, 4)}
 
 class Game:
     __slots__ = (
@@ -126,10 +128,9 @@ class Game:
         count = self.cards_in_hands = self.hand_sizes[index] * n
         dealt = stock[:count]  # one card at a time from the front, from the seat after the dealer
         del stock[:count]
-        hands, first_seat, announce = self.hands, self.dealer + 1, self.rules.announce
+        hands, announce, order = self.hands, self.rules.announce, PLAYING_ORDERS[n][self.dealer]
         holdings = self.holdings = [None] * n
-        for i in range(n):
-            seat = (first_seat + i) % n
+        for i, seat in enumerate(order):
             hand = hands[seat]
             hand += dealt[i::n]
             hand.sort()
@@ -138,7 +139,7 @@ class Game:
             self._lay_table()
         self.declarations, self.answered = [], [False] * n
         self.declarations_open = self.revealed = False
-        self.turn = first_seat % n
+        self.turn = order[0]
         if self.events is not None:
             self.events.append({"type": "deal", "round": self.round_index, "deal": index,
                                 "dealer": self.dealer, "hands": [ids(h) for h in hands],
@@ -148,8 +149,8 @@ class Game:
             self.phase = PLAYING
         elif when == "automatic":
             self.phase = PLAYING
-            for seat in self.playing_order():
-                if self.holdings[seat]:
+            for seat in order:
+                if holdings[seat]:
                     self._declare(seat)
         elif when == "together":
             self.phase, self.turn = DECLARING, None
@@ -173,9 +174,6 @@ class Game:
                 table.append(card)
                 count[rank] += 1
                 rejected = 0
-
-    def playing_order(self) -> list[int]:
-        return [(self.dealer + 1 + i) % self.players for i in range(self.players)]
 
     def position(self, seat: int) -> int:
         return (seat - self.dealer - 1) % self.players

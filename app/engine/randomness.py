@@ -63,12 +63,21 @@ def first_dealer(seed: str, players: int) -> int:
 
 _SHUFFLED_POSITIONS = tuple(range(39, 0, -1))  # Fisher-Yates from the last position down
 _SHUFFLE_BOUNDS = tuple(i + 1 for i in _SHUFFLED_POSITIONS)  # position i swaps with one drawn below i + 1
+_SHUFFLE_WORDS = struct.Struct(f">{len(_SHUFFLE_BOUNDS)}Q")
+_UNREJECTED = _WORD - max(_SHUFFLE_BOUNDS)  # below it, a word is under the largest multiple of every bound
 _ORDERED_DECK = list(range(40))
 
 
 def shuffled_deck(seed: str, round_index) -> list[int]:
-    """Fisher-Yates from the last position down, one draw per position."""
+    """Fisher-Yates from the last position down, one draw per position.
+
+    The draws are SeedStream's (`below_each(_SHUFFLE_BOUNDS)` of stream "round:<index>"),
+    read here in one piece: a round's shuffle was a tenth of the engine's time."""
+    label = f"round:{round_index}"
+    words = _SHUFFLE_WORDS.unpack(hashlib.shake_256(f"{seed}:{label}".encode()).digest(_SHUFFLE_WORDS.size))
+    draws = (map(mod, words, _SHUFFLE_BOUNDS) if max(words) < _UNREJECTED
+             else SeedStream(seed, label).below_each(_SHUFFLE_BOUNDS))
     deck = _ORDERED_DECK[:]
-    for i, j in zip(_SHUFFLED_POSITIONS, SeedStream(seed, f"round:{round_index}").below_each(_SHUFFLE_BOUNDS)):
+    for i, j in zip(_SHUFFLED_POSITIONS, draws):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
