@@ -126,6 +126,16 @@ def test_the_shuffle_is_the_documented_shake_256_fisher_yates():
     assert deck == shuffled_deck("golden", 0)
 
 
+def test_the_shuffle_draws_what_the_seed_stream_draws_one_by_one():
+    """§2: the deck is Fisher-Yates over the stream "round:<index>", however the draws are read."""
+    for seed in map(str, range(300)):
+        stream, deck = SeedStream(seed, "round:2"), list(range(40))
+        for i in range(39, 0, -1):
+            j = stream.below(i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        assert shuffled_deck(seed, 2) == deck
+
+
 def test_a_rejected_word_is_skipped_by_batched_draws_as_by_single_ones():
     """§2 fairness: a word at or above the largest multiple of n is never used, however draws are batched."""
     bounds = (2**63 + 1, 5, 2**63 + 1, 3)  # a word is rejected for 2**63 + 1 about half the time
