@@ -52,7 +52,7 @@ class Game:
             if seat != self.turn:  # on your turn of the play, any card in your hand may be played (§3)
                 return []
             actions = self.hands[seat][:]
-            if (not self.answered[seat] and self.holdings[seat]
+            if (self.holdings[seat] and not self.answered[seat]
                     and self.rules.announce.when == "on_turn"):
                 actions.append(DECLARE)
             return actions
@@ -87,24 +87,26 @@ class Game:
             hand.remove(action)
             in_hands = self.cards_in_hands = self.cards_in_hands - 1
             self.answered[seat] = True
-            last_card = self.last_card = not in_hands and not self.stock
+            if not in_hands and not self.stock:
+                self.last_card = True
             if events is not None:
                 events.append({"type": "play", "seat": seat, "card": CARD_IDS[action]})
+            rank = action >> 2
             dropped, self.dropped = self.dropped, -1
             took = self._play_card(self, seat, action, dropped)
             if not took:  # the card stays face up on the table
                 self.table.append(action)
-                self.table_count[action >> 2] += 1
+                self.table_count[rank] += 1
                 self.dropped = action
                 if events is not None:
                     events.append({"type": "drop", "card": CARD_IDS[action]})
-            self.prev_rank = action >> 2
-            if last_card:  # the dealer's last card (§6) is the only play looked back at
-                self.last_play = (seat, took, action >> 2)
+            self.prev_rank = rank
             if in_hands:
                 self.turn = (seat + 1) % self.players
-            else:
-                rounds.end_of_deal(self)
+                return events
+            if self.last_card:  # the dealer's last card (§6) is the only play looked back at
+                self.last_play = (seat, took, rank)
+            rounds.end_of_deal(self)
         except Won:
             pass
         return self.events
@@ -213,9 +215,16 @@ class Game:
         if self.rules.capture_runs:
             while top < 10 and count[top]:
                 top += 1
+        table = self.table
+        if top == rank + 1 and count[rank] == 1:  # one card, no run: most captures
+            for card in table:
+                if card >> 2 == rank:
+                    table.remove(card)
+                    count[rank] = 0
+                    return [card]
         low, high = rank << 2, top << 2
         taken, kept = [], []
-        for c in self.table:
+        for c in table:
             if low <= c < high:
                 taken.append(c)
             else:
