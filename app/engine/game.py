@@ -72,7 +72,7 @@ class Game:
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
         # The common case (a card from the hand on one's turn) is judged without building the legal list.
-        hand = self.hands[seat] if action < DECLARE and self.phase == PLAYING and seat == self.turn else ()
+        hand = self.hands[seat] if seat == self.turn and self.phase == PLAYING else ()
         playing = action in hand
         if not playing and action not in self.legal_actions(seat):
             raise self.refusal(seat, action)

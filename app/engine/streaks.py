@@ -112,10 +112,10 @@ def play_caida(g, seat, card, dropped):
     if not g.table_count[rank]:  # most plays: nothing to take
         g.caida_k = 0
         return False
+    g.caida_k = 1 + g.table_count[rank]  # the card and the cards of its rank it takes
     taken = g.take_from_table(rank)
     g.capture(seat, card, taken)
     g.caida_rank = rank
-    g.caida_k = 1 + sum(1 for c in taken if c >> 2 == rank)
     if dropped >= 0 and dropped in taken:
         g.score(camp, CAIDA_POINTS, "caida")
     g.check_missa(seat)
