@@ -78,6 +78,7 @@ def bytecode_profile(record_events: bool, games: int = 4, top: int = 16) -> list
         elif event == "opcode":
             ops[where] += 1
         return trace
+    play_fixed(games, record_events)  # warm: caches filled as in a long run
     sys.settrace(trace)
     try:
         actions = play_fixed(games, record_events)

@@ -144,7 +144,7 @@ class Game:
         self.turn = order[0]
         if self.events is not None:
             self.events.append({"type": "deal", "round": self.round_index, "deal": index,
-                                "dealer": self.dealer, "hands": [ids(h) for h in hands],
+                                "dealer": self.dealer, "hands": list(map(ids, hands)),
                                 "table": ids(self.table), "stock": len(stock), "last_deal": not stock})
         when = announce.when
         if when == "on_turn":
