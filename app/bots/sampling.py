@@ -58,19 +58,27 @@ class Sampler:
         return self.stock_count == 0
 
     def sample(self, rng):
-        cards = self.unseen[:]
+        """The others' hands are drawn first and, with `reads_play`, weighed; only a draw that is
+        kept gets the stock, the rest of the unseen cards in random order. Drawn so, the cards
+        are a uniform shuffle of the unseen ones, and a rejected draw costs a few cards, not
+        a whole shuffle (which was most of the expert's time)."""
         if not self.reads_play:
-            rng.shuffle(cards)
-            return self._position(cards, rng)
+            return self._position(self._with_stock(rng.sample(self.unseen, self.held_by_others), rng), rng)
         best, best_weight = None, -1.0
         for _ in range(MAX_DRAWS):
-            rng.shuffle(cards)
-            weight = self._likelihood(cards)
+            held = rng.sample(self.unseen, self.held_by_others)
+            weight = self._likelihood(held)
             if rng.random() < weight:
-                return self._position(cards, rng)
+                return self._position(self._with_stock(held, rng), rng)
             if weight > best_weight:
-                best, best_weight = cards[:], weight
-        return self._position(best, rng)
+                best, best_weight = held, weight
+        return self._position(self._with_stock(best, rng), rng)
+
+    def _with_stock(self, held, rng):
+        drawn = set(held)
+        stock = [c for c in self.unseen if c not in drawn]
+        rng.shuffle(stock)
+        return held + stock
 
     def _hands(self, cards):
         start = 0
