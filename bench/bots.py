@@ -7,10 +7,12 @@ interval, the Elo gap, and each bot's ms per move (median, p95). A bot against i
 the control and must come out even.
 
 Run: .venv/bin/python bench/bots.py [--games 400] [--jobs 2] [--pairings expert-greedy,...] [--samples N]
+`--search-speed` prints instead what one sample of the expert's search costs.
 """
 
 import argparse
 import math
+import random
 from functools import partial
 import statistics
 import sys
@@ -21,7 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bots import BOTS  # noqa: E402
-from app.engine import PRESETS  # noqa: E402
+from app.bots.sampling import Sampler  # noqa: E402
+from app.engine import PLAYING, PRESETS, Game  # noqa: E402
+from app.engine.views import deal_events, seat_knowledge  # noqa: E402
 from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
 
 PAIRINGS = {
@@ -87,6 +91,54 @@ def _p95(values):
     return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
+def search_speed(samples: int = 30) -> str:
+    """What a search bot's sample costs, on a fixed set of positions (random play into games of
+    four rule sets, the seat's view with the deal's history): the expert's whole sample (draw,
+    weigh, search) and the draw alone. More samples in the same budget is what speed buys it."""
+    rng = random.Random(7)
+    positions = []
+    for preset, players in (("classic", 2), ("classic", 4), ("traditional", 2), ("runda", 3)):
+        for seed in range(12):
+            game = Game(PRESETS[preset], players, seed=f"speed-{seed}")
+            for _ in range(14):
+                seat = game.awaiting()[0]
+                if game.phase == PLAYING:
+                    positions.append(seat_knowledge(game, seat, deal_events(game.events)))
+                game.apply(seat, rng.choice(game.legal_actions(seat)))
+    samplers = [Sampler(knowledge, reads_play=True) for knowledge in positions]
+    expert_ms = draw_us = math.inf
+    for _ in range(3):  # best of three: the machine's quietest moment
+        drawn, seconds = 0, 0.0
+        for knowledge, sampler in zip(positions, samplers):
+            counted = Counted(sampler)
+            started = time.perf_counter()
+            BOTS["expert"](knowledge, random.Random(1), sampler=counted, iterations=samples)
+            seconds += time.perf_counter() - started
+            drawn += counted.drawn  # a move with one sensible card draws none
+        expert_ms = min(expert_ms, seconds * 1000 / drawn)
+        started = time.perf_counter()
+        for sampler in samplers:
+            for _ in range(samples):
+                sampler.sample(rng)
+        draw_us = min(draw_us, (time.perf_counter() - started) * 1e6 / len(samplers) / samples)
+    return (f"{len(positions)} positions: the expert {expert_ms:.3f} ms a sample "
+            f"({40 / expert_ms:.0f} samples in its 40 ms), of which drawing the hidden cards {draw_us:.0f} us")
+
+
+class Counted:
+    """A sampler that counts its draws."""
+
+    def __init__(self, sampler):
+        self.sampler, self.drawn = sampler, 0
+
+    def __getattr__(self, name):
+        return getattr(self.sampler, name)
+
+    def sample(self, rng):
+        self.drawn += 1
+        return self.sampler.sample(rng)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=400, help="games per pairing (a multiple of the players)")
@@ -94,7 +146,12 @@ def main():
     parser.add_argument("--pairings", default=",".join(PAIRINGS), help=f"from: {', '.join(PAIRINGS)}")
     parser.add_argument("--samples", type=int, help=f"samples a move for {', '.join(SEARCHERS)} instead of "
                                                      "their time budgets")
+    parser.add_argument("--search-speed", action="store_true",
+                        help="instead, what one sample of the expert's search costs")
     args = parser.parse_args()
+    if args.search_speed:
+        print(search_speed())
+        return
     names = args.pairings.split(",")
     tasks = [(name, i, args.samples) for name in names for i in range(args.games)]
     started = time.time()
