@@ -262,6 +262,25 @@ def _holding_frequency(knowledge, reads_play, holds, samples=300):
     return sum(holds(sampler.sample(rng).hands[1]) for _ in range(samples)) / samples
 
 
+def test_a_sample_deals_the_unseen_cards_uniformly_between_the_other_hands_and_the_stock():
+    """Determinization (§9): the others' hands and the stock are exactly the cards the seat has not
+    seen, and without the history read every unseen card is as likely to be in a hand as any other."""
+    game = Game(PRESETS["classic"], 2, seed="uniform", first_dealer=0)
+    knowledge = seat_knowledge(game, 1)
+    sampler, rng = Sampler(knowledge), random.Random(11)
+    unseen = sorted(sampler.unseen)
+    in_hand = dict.fromkeys(unseen, 0)
+    samples = 4000
+    for _ in range(samples):
+        position = sampler.sample(rng)
+        assert sorted(position.hands[0] + position.stock) == unseen
+        assert len(position.hands[0]) == knowledge["hand_counts"][0]
+        for card in position.hands[0]:
+            in_hand[card] += 1
+    expected = samples * knowledge["hand_counts"][0] / len(unseen)
+    assert all(abs(count - expected) < 5 * expected ** 0.5 for count in in_hand.values())  # five sigma
+
+
 def test_the_expert_reads_a_skipped_streak_as_not_holding_that_rank():
     # Seat 1 answered 5o with 7c: a player holding a 5 would have followed it (darba, §4).
     game = make_position("classic", hands=[["5o", "2o", "11o"], ["7c", "3c", "12c"]], table=["1b", "4b"],
