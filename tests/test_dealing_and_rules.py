@@ -13,6 +13,7 @@ import pytest
 from app.engine import (CARD_IDS, DECLARE, PASS, PRESETS, Game, InvalidAction, InvalidRules, InvalidSetup,
                         action_text, action_to_dict, card_id, commitment, parse_card, parse_text,
                         rules_from_request, shuffled_deck)
+from app.engine import randomness
 from app.engine.randomness import SeedStream
 from builders import deck_for, new_game, rules
 
@@ -126,8 +127,12 @@ def test_the_shuffle_is_the_documented_shake_256_fisher_yates():
     assert deck == shuffled_deck("golden", 0)
 
 
-def test_the_shuffle_draws_what_the_seed_stream_draws_one_by_one():
-    """§2: the deck is Fisher-Yates over the stream "round:<index>", however the draws are read."""
+@pytest.mark.parametrize("batched", [True, False])
+def test_the_shuffle_draws_what_the_seed_stream_draws_one_by_one(batched, monkeypatch):
+    """§2: the deck is Fisher-Yates over the stream "round:<index>", however the draws are read
+    (in one piece, or through the stream when a word might be rejected)."""
+    if not batched:
+        monkeypatch.setattr(randomness, "_UNREJECTED", 0)
     for seed in map(str, range(300)):
         stream, deck = SeedStream(seed, "round:2"), list(range(40))
         for i in range(39, 0, -1):
