@@ -313,8 +313,9 @@ def _state_copier(slots, lists, lists_of_lists):
 
 
 _copy_state = _state_copier(
-    Game.__slots__, lists=("scores", "stock", "table", "table_count", "pile", "answered", "declarations",
-                           "holdings", "round_start_scores"), lists_of_lists=("hands", "captured"))
+    [name for name in Game.__slots__ if name not in ("round_log", "events", "deal_next_round")],  # clone sets these
+    lists=("scores", "stock", "table", "table_count", "pile", "answered", "declarations", "holdings"),
+    lists_of_lists=("hands", "captured"))
 
 
 def _four_in_a_row(table, rank) -> bool:
