@@ -51,7 +51,7 @@ class Game:
         if self.phase == PLAYING:
             if seat != self.turn:  # on your turn of the play, any card in your hand may be played (§3)
                 return []
-            actions = self.hands[seat][:]
+            actions = self.hands[seat].copy()
             if (self.holdings[seat] and not self.answered[seat]
                     and self.rules.announce.when == "on_turn"):
                 actions.append(DECLARE)
@@ -291,7 +291,7 @@ class Game:
         """A copy to search in; a search that only looks to the end of the round can skip the next deal."""
         other = object.__new__(Game)
         _copy_state(self, other)
-        other.round_log = None if self.round_log is None else self.round_log[:]
+        other.round_log = None if self.round_log is None else self.round_log.copy()
         other.events = [] if record_events else None
         other.deal_next_round = deal_next_round
         return other
@@ -305,7 +305,7 @@ def _state_copier(slots, lists, lists_of_lists):
     def copy_of(name):
         if name in lists_of_lists:
             return f"list(map(list.copy, game.{name}))"
-        return f"game.{name}[:]" if name in lists else f"game.{name}"
+        return f"game.{name}.copy()" if name in lists else f"game.{name}"
     assignments = "".join(f"\n    other.{name} = {copy_of(name)}" for name in slots)
     scope = {}
     exec(f"def copy_state(game, other):{assignments}", scope)

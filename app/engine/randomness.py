@@ -77,7 +77,7 @@ def shuffled_deck(seed: str, round_index) -> list[int]:
     words = _SHUFFLE_WORDS.unpack(hashlib.shake_256(f"{seed}:{label}".encode()).digest(_SHUFFLE_WORDS.size))
     draws = (map(mod, words, _SHUFFLE_BOUNDS) if max(words) < _UNREJECTED
              else SeedStream(seed, label).below_each(_SHUFFLE_BOUNDS))
-    deck = _ORDERED_DECK[:]
+    deck = _ORDERED_DECK.copy()
     for i, j in zip(_SHUFFLED_POSITIONS, draws):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
