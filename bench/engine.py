@@ -145,5 +145,6 @@ def main():
         print(f"mean over presets, {label}: {mean:,.0f} actions/s, "
               f"{mean / speed / 1000:.1f}k actions per million loop steps")
 
+
 if __name__ == "__main__":
     main()

@@ -132,7 +132,7 @@ def test_the_shuffle_draws_what_the_seed_stream_draws_one_by_one(batched, monkey
     """§2: the deck is Fisher-Yates over the stream "round:<index>", however the draws are read
     (in one piece, or through the stream when a word might be rejected)."""
     if not batched:
-        monkeypatch.setattr(randomness, "_UNREJECTED", 0)
+        monkeypatch.setattr(randomness, "_unrejected", lambda words, bounds, largest_bound: None)
     for seed in map(str, range(300)):
         stream, deck = SeedStream(seed, "round:2"), list(range(40))
         for i in range(39, 0, -1):

@@ -25,9 +25,22 @@ def commitment(seed: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
 
 
+def _xof(seed: str, label: str):
+    """Stream `label` of the seed: SHAKE-256 of "<seed>:<label>"."""
+    return hashlib.shake_256(f"{seed}:{label}".encode())
+
+
+def _unrejected(words, bounds, largest_bound):
+    """Each word modulo its bound, when no word is rejected; None when one might be.
+
+    A word below 2**64 - n is below the largest multiple of n in 64 bits, so none of these
+    words is rejected: by far the usual case, checked with one pass instead of one test per draw."""
+    return map(mod, words, bounds) if max(words) < _WORD - largest_bound else None
+
+
 class SeedStream:
     def __init__(self, seed: str, label: str):
-        self._xof = hashlib.shake_256(f"{seed}:{label}".encode())
+        self._xof = _xof(seed, label)
         self._words, self._next = (), 0
 
     def below_each(self, bounds: tuple[int, ...]) -> list[int]:
@@ -35,13 +48,11 @@ class SeedStream:
         start, end = self._next, self._next + len(bounds)
         if end > len(self._words):
             self._read(end)
-        words = self._words[start:end]
-        # A word below 2**64 - n is below the largest multiple of n in 64 bits, so none of these
-        # words is rejected: by far the usual case, checked with one pass instead of one test per draw.
-        if max(words) < _WORD - max(bounds):
-            self._next = end
-            return list(map(mod, words, bounds))
-        return [self.below(n) for n in bounds]
+        draws = _unrejected(self._words[start:end], bounds, max(bounds))
+        if draws is None:
+            return [self.below(n) for n in bounds]
+        self._next = end
+        return list(draws)
 
     def below(self, n: int) -> int:
         limit = _WORD - _WORD % n
@@ -64,7 +75,6 @@ def first_dealer(seed: str, players: int) -> int:
 _SHUFFLED_POSITIONS = tuple(range(39, 0, -1))  # Fisher-Yates from the last position down
 _SHUFFLE_BOUNDS = tuple(i + 1 for i in _SHUFFLED_POSITIONS)  # position i swaps with one drawn below i + 1
 _SHUFFLE_WORDS = struct.Struct(f">{len(_SHUFFLE_BOUNDS)}Q")
-_UNREJECTED = _WORD - max(_SHUFFLE_BOUNDS)  # below it, a word is under the largest multiple of every bound
 _ORDERED_DECK = list(range(40))
 
 
@@ -74,9 +84,10 @@ def shuffled_deck(seed: str, round_index) -> list[int]:
     The draws are SeedStream's (`below_each(_SHUFFLE_BOUNDS)` of stream "round:<index>"),
     read here in one piece: a round's shuffle was a tenth of the engine's time."""
     label = f"round:{round_index}"
-    words = _SHUFFLE_WORDS.unpack(hashlib.shake_256(f"{seed}:{label}".encode()).digest(_SHUFFLE_WORDS.size))
-    draws = (map(mod, words, _SHUFFLE_BOUNDS) if max(words) < _UNREJECTED
-             else SeedStream(seed, label).below_each(_SHUFFLE_BOUNDS))
+    words = _SHUFFLE_WORDS.unpack(_xof(seed, label).digest(_SHUFFLE_WORDS.size))
+    draws = _unrejected(words, _SHUFFLE_BOUNDS, _SHUFFLE_BOUNDS[0])  # the first bound is the largest
+    if draws is None:
+        draws = SeedStream(seed, label).below_each(_SHUFFLE_BOUNDS)
     deck = _ORDERED_DECK.copy()
     for i, j in zip(_SHUFFLED_POSITIONS, draws):
         deck[i], deck[j] = deck[j], deck[i]
