@@ -10,6 +10,7 @@ SUITS = "oceb"  # oros, copas, espadas, bastos
 DECK_SIZE = 40
 ACE, KING = 0, 9  # rank indices of the As (1) and the Rey (12)
 
+RANK_OF = tuple(card >> 2 for card in range(DECK_SIZE))  # a lookup: cheaper than 3.11's shift in the hot paths
 CARD_IDS = tuple(f"{rank}{suit}" for rank in RANKS for suit in SUITS)
 _CARD_BY_ID = {card_id: card for card, card_id in enumerate(CARD_IDS)}
 

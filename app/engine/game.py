@@ -5,16 +5,16 @@ The state is mutable on purpose: search bots play out hundreds of deals per move
 """
 
 from . import randomness, rounds
-from .cards import CARD_IDS, RANKS, ids, parse_cards
+from .cards import CARD_IDS, RANK_OF, RANKS, ids, parse_cards
 from .declarations import Declaration, combination
 from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
                      NotYourTurn)
 from .phases import DECLARING, OVER, PLAYING, Won
+from .seats import NEXT_SEAT, PLAYING_ORDERS
 from .streaks import PLAYS
 
 DECLARE, PASS = 40, 41  # actions 0..39 play that card
-# PLAYING_ORDERS[players][dealer]: the seats from the dealer's left (the next seat) round to the dealer.
-PLAYING_ORDERS = {n: tuple(tuple((dealer + 1 + i) % n for i in range(n)) for dealer in range(n)) for n in (2, 3, 4)}
+
 
 class Game:
     __slots__ = (
@@ -91,9 +91,9 @@ class Game:
                 self.last_card = True
             if events is not None:
                 events.append({"type": "play", "seat": seat, "card": CARD_IDS[action]})
-            rank = action >> 2
+            rank = RANK_OF[action]
             dropped, self.dropped = self.dropped, -1
-            took = self._play_card(self, seat, action, dropped)
+            took = self._play_card(self, seat, action, rank, dropped)
             if not took:  # the card stays face up on the table
                 self.table.append(action)
                 self.table_count[rank] += 1
@@ -102,7 +102,7 @@ class Game:
                     events.append({"type": "drop", "card": CARD_IDS[action]})
             self.prev_rank = rank
             if in_hands:
-                self.turn = (seat + 1) % self.players
+                self.turn = NEXT_SEAT[self.players][seat]
                 return events
             if self.last_card:  # the dealer's last card (§6) is the only play looked back at
                 self.last_play = (seat, took, rank)
@@ -165,7 +165,7 @@ class Game:
         rejected = 0
         while len(table) < 4:
             card = stock.pop(0)
-            rank = card >> 2
+            rank = RANK_OF[card]
             # Forbidden: a second card of a rank, or the fourth of four ranks in a row.
             if restricted and (count[rank] or len(table) == 3 and _four_in_a_row(table, rank)):
                 stock.insert(len(stock) // 2, card)
@@ -203,7 +203,7 @@ class Game:
         if all(self.answered):
             rounds.close_declaring(self)
         elif self.turn is not None:
-            self.turn = (seat + 1) % self.players
+            self.turn = NEXT_SEAT[self.players][seat]
 
     # ----- playing a card ----------------------------------------------------------------
     def take_from_table(self, rank):
@@ -218,7 +218,7 @@ class Game:
         table = self.table
         if top == rank + 1 and count[rank] == 1:  # one card, no run: most captures
             for card in table:
-                if card >> 2 == rank:
+                if RANK_OF[card] == rank:
                     table.remove(card)
                     count[rank] = 0
                     return [card]
@@ -242,7 +242,7 @@ class Game:
         self.last_capturer = seat
         if self.events is not None:
             # A run goes up from the played rank, so the highest card taken tells a run from a match.
-            reason = reason or ("run" if max(taken) >> 2 != card >> 2 else "match")
+            reason = reason or ("run" if RANK_OF[max(taken)] != RANK_OF[card] else "match")
             self.events.append({"type": "capture", "seat": seat, "camp": camp, "card": CARD_IDS[card],
                                 "taken": ids(taken), "reason": reason})
 
@@ -320,7 +320,7 @@ _copy_state = _state_copier(
 
 def _four_in_a_row(table, rank) -> bool:
     """Three table cards of distinct ranks and `rank` make four ranks in a row."""
-    ranks = [c >> 2 for c in table]
+    ranks = [RANK_OF[c] for c in table]
     return max(*ranks, rank) - min(*ranks, rank) == 3
 
 

@@ -5,6 +5,7 @@ from .cards import ACE, KING, RANKS, ids
 from .declarations import awards, certain_from_kinds, value
 from .errors import InvalidSetup
 from .phases import OVER, PLAYING, Won
+from .seats import NEXT_SEAT
 from .streaks import resolve_chain
 
 NEUTRAL_SHARE = {2: 20, 3: 13, 4: 10}  # by number of camps
@@ -56,7 +57,7 @@ def _reset_round(g, deck):
 def close_declaring(g):
     """Every seat has answered: play starts; `in_turn_first_deal` and certain `together` pots score now."""
     g.phase = PLAYING
-    g.turn = (g.dealer + 1) % g.players
+    g.turn = NEXT_SEAT[g.players][g.dealer]
     when = g.rules.announce.when
     if when == "in_turn_first_deal":
         resolve_declarations(g, reveal=False)
@@ -114,7 +115,7 @@ def end_of_round(g):
         finish(g, winner)
         return
     g.round_index += 1
-    g.dealer = (g.dealer + 1) % g.players
+    g.dealer = NEXT_SEAT[g.players][g.dealer]
     if g.deal_next_round:
         start_round(g)
 

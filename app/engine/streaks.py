@@ -1,13 +1,13 @@
 """The three same-rank streak systems of RULES.md §4, one function each.
 
-Each takes the game, the seat, the card (already out of the hand) and the card the
+Each takes the game, the seat, the card (already out of the hand), its rank and the card the
 previous play dropped (-1 when it dropped nothing), resolves the play, and answers
 whether the card took something (a capture, a self pick-up or a pile play): the
 dealer's last-card bonus needs that. A card that took nothing is dropped on the table by
 `Game.apply`, after all the system did: most plays are drops, and that saves a call each.
 """
 
-from .cards import CARD_IDS, ids
+from .cards import CARD_IDS, RANK_OF, ids
 from .phases import Won
 
 DARBA_STEPS = {2: (1, "darba"), 3: (5, "hbel"), 4: (10, "joj_hbal")}
@@ -16,8 +16,7 @@ CAIDA_STEPS = {3: (5, "bkhamsa"), 4: (10, "bachra")}
 CAIDA_POINTS = 1
 
 
-def play_darba(g, seat, card, dropped):
-    rank = card >> 2
+def play_darba(g, seat, card, rank, dropped):
     follows = rank == g.prev_rank
     if not follows and not g.table_count[rank]:  # most plays: no streak, nothing to take
         g.streak = 1
@@ -44,8 +43,7 @@ def _score_darba_step(g, seat, streak):
         g.score(camp, points, reason)
 
 
-def play_pile(g, seat, card, dropped):
-    rank = card >> 2
+def play_pile(g, seat, card, rank, dropped):
     if g.chain_len:
         if rank == g.chain_rank:
             _extend_chain(g, seat, card)
@@ -56,8 +54,8 @@ def play_pile(g, seat, card, dropped):
             g.table.append(card)  # the game ended first: the card stays face up, unresolved
             g.table_count[rank] += 1
             raise
-    if dropped >= 0 and dropped >> 2 == rank:
-        _start_chain(g, seat, card)
+    if dropped >= 0 and RANK_OF[dropped] == rank:
+        _start_chain(g, seat, card, rank)
         return True
     if not g.table_count[rank]:  # most plays: nothing to take
         return False
@@ -66,11 +64,11 @@ def play_pile(g, seat, card, dropped):
     return True
 
 
-def _start_chain(g, seat, card):
+def _start_chain(g, seat, card, rank):
     """B'wahed: both cards and the run above them leave the table for the pending pile."""
-    taken = g.take_from_table(card >> 2)
+    taken = g.take_from_table(rank)
     g.pile = [card, *taken]
-    g.chain_len, g.chain_rank, g.chain_seat = 2, card >> 2, seat
+    g.chain_len, g.chain_rank, g.chain_seat = 2, rank, seat
     g.chain_missa = not g.table and g.missa_allowed()
     if g.events is not None:
         g.events.append({"type": "pile_formed", "seat": seat, "camp": g.camp_of[seat], "cards": ids(g.pile)})
@@ -100,8 +98,7 @@ def resolve_chain(g):
     g.score_event(entries)
 
 
-def play_caida(g, seat, card, dropped):
-    rank = card >> 2
+def play_caida(g, seat, card, rank, dropped):
     camp = g.camp_of[seat]
     if g.caida_k and rank == g.caida_rank:
         g.caida_k += 1
