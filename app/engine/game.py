@@ -215,17 +215,16 @@ class Game:
         if self.rules.capture_runs:
             while top < 10 and count[top]:
                 top += 1
-        table = self.table
+        table, in_run = self.table, _IN_RUN[rank][top]
         if top == rank + 1 and count[rank] == 1:  # one card, no run: most captures
             for card in table:
-                if RANK_OF[card] == rank:
+                if in_run[card]:
                     table.remove(card)
                     count[rank] = 0
                     return [card]
-        low, high = rank << 2, top << 2
         taken, kept = [], []
         for c in table:
-            if low <= c < high:
+            if in_run[c]:
                 taken.append(c)
             else:
                 kept.append(c)
@@ -295,6 +294,11 @@ class Game:
         other.events = [] if record_events else None
         other.deal_next_round = deal_next_round
         return other
+
+
+# _IN_RUN[low][high][card]: is the card of a rank from low up to, not including, high? (A lookup
+# costs a third of the comparisons it replaces.)
+_IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) for high in range(11)) for low in range(10))
 
 
 def _state_copier(slots, lists, lists_of_lists):

@@ -99,12 +99,11 @@ def resolve_chain(g):
 
 
 def play_caida(g, seat, card, rank, dropped):
-    camp = g.camp_of[seat]
     if g.caida_k and rank == g.caida_rank:
         g.caida_k += 1
         g.capture(seat, card, (), "streak")
         points, reason = CAIDA_STEPS[g.caida_k]
-        g.score(camp, points, reason)
+        g.score(g.camp_of[seat], points, reason)
         return True
     if not g.table_count[rank]:  # most plays: nothing to take
         g.caida_k = 0
@@ -114,7 +113,7 @@ def play_caida(g, seat, card, rank, dropped):
     g.capture(seat, card, taken)
     g.caida_rank = rank
     if dropped >= 0 and dropped in taken:
-        g.score(camp, CAIDA_POINTS, "caida")
+        g.score(g.camp_of[seat], CAIDA_POINTS, "caida")
     g.check_missa(seat)
     return True
 
