@@ -255,8 +255,9 @@ class Game:
     def missa_allowed(self) -> bool:
         return self.rules.missa_last_card or not self.last_card
 
-    def check_missa(self, seat):
-        if not self.table and self.rules.missa_points and self.missa_allowed():
+    def score_missa(self, seat):
+        """A capture left the table empty (§3): a missa, where the rules score one now."""
+        if self.rules.missa_points and self.missa_allowed():
             self.score(self.camp_of[seat], self.rules.missa_points, "missa")
 
     # ----- scores ------------------------------------------------------------------------

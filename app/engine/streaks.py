@@ -27,8 +27,8 @@ def play_darba(g, seat, card, rank, dropped):
     g.capture(seat, card, taken, None if taken else "streak")
     if streak >= 2:
         _score_darba_step(g, seat, streak)
-    if taken:
-        g.check_missa(seat)
+    if taken and not g.table:
+        g.score_missa(seat)
     return True
 
 
@@ -60,7 +60,8 @@ def play_pile(g, seat, card, rank, dropped):
     if not g.table_count[rank]:  # most plays: nothing to take
         return False
     g.capture(seat, card, g.take_from_table(rank))
-    g.check_missa(seat)
+    if not g.table:
+        g.score_missa(seat)
     return True
 
 
@@ -114,7 +115,8 @@ def play_caida(g, seat, card, rank, dropped):
     g.caida_rank = rank
     if dropped >= 0 and dropped in taken:
         g.score(g.camp_of[seat], CAIDA_POINTS, "caida")
-    g.check_missa(seat)
+    if not g.table:
+        g.score_missa(seat)
     return True
 
 
