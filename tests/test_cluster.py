@@ -281,7 +281,7 @@ def test_bot_jobs_spread_over_two_queue_redis_each_served_by_its_own_worker(redi
     try:
         games = [client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 11},
                                              "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]}
-                             ).json["game"]["id"] for _ in range(8)]
+                             ).json["game"]["id"] for _ in range(16)]  # all on one queue: one run in 32,768
         deadline = time.time() + 90
         while time.time() < deadline and any(client.get(f"/games/{g}").json["status"] != "finished" for g in games):
             time.sleep(0.2)
