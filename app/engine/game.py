@@ -12,6 +12,7 @@ from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction,
 from .phases import DECLARING, OVER, PLAYING, Won
 from .seats import NEXT_SEAT, PLAYING_ORDERS
 from .streaks import PLAYS
+from .written_out import defined
 
 DECLARE, PASS = 40, 41  # actions 0..39 play that card
 
@@ -303,8 +304,7 @@ _IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) f
 
 
 def _state_copier(slots, lists, lists_of_lists):
-    """One function that copies the state slot by slot, written out once (as dataclasses writes
-    `__init__`): cloning is most of a search bot's time, and a getattr/setattr loop over the
+    """One function that copies the state slot by slot, written out once: cloning is most of a search bot's time, and a getattr/setattr loop over the
     slots took three times as long. Lists changed in place are copied (lists of lists one level
     deeper); every other slot holds a value that is only ever replaced."""
     def copy_of(name):
@@ -312,9 +312,7 @@ def _state_copier(slots, lists, lists_of_lists):
             return f"list(map(list.copy, game.{name}))"
         return f"game.{name}.copy()" if name in lists else f"game.{name}"
     assignments = "".join(f"\n    other.{name} = {copy_of(name)}" for name in slots)
-    scope = {}
-    exec(f"def copy_state(game, other):{assignments}", scope)
-    return scope["copy_state"]
+    return defined(f"def copy_state(game, other):{assignments}", "copy_state")
 
 
 _copy_state = _state_copier(

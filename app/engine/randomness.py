@@ -11,6 +11,8 @@ import secrets
 import struct
 from operator import mod
 
+from .written_out import defined
+
 _WORD = 1 << 64
 _CHUNK = 8  # words read at a time when drawing one by one
 
@@ -79,13 +81,11 @@ _ORDERED_DECK = list(range(40))
 
 
 def _swapper(positions):
-    """Fisher-Yates' swaps written out once, a statement per position, as dataclasses writes
-    `__init__`: a loop over the 39 positions took 60% more instructions than the statements."""
+    """Fisher-Yates' swaps written out once, a statement per position: a loop over the 39
+    positions took 60% more instructions than the statements."""
     draws = "".join(f"j{i}, " for i in positions)
     swaps = "".join(f"\n    deck[{i}], deck[j{i}] = deck[j{i}], deck[{i}]" for i in positions)
-    scope = {}
-    exec(f"def swap(deck, draws):\n    {draws}= draws{swaps}", scope)
-    return scope["swap"]
+    return defined(f"def swap(deck, draws):\n    {draws}= draws{swaps}", "swap")
 
 
 _swap = _swapper(_SHUFFLED_POSITIONS)
