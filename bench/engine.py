@@ -11,10 +11,7 @@ function (exact, and the same on every machine).
 """
 
 import argparse
-import os
 import random
-import re
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -23,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import PRESETS, Game  # noqa: E402
+from bench.statement import instructions  # noqa: E402
 
 
 def play_one(rules, players, record_events, rng) -> int:
@@ -57,11 +55,7 @@ def play_fixed(games: int, record_events: bool) -> int:
 
 def instructions_per_action(record_events: bool, games: int = 10) -> float:
     def counted(n):
-        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-                              __file__, "--fixed-games", str(n), *(["--events"] if record_events else [])],
-                             capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": "0"})  # so that runs repeat exactly
-        return int(re.search(r"Collected : (\d+)", run.stderr).group(1))
+        return instructions(__file__, "--fixed-games", str(n), *(["--events"] if record_events else []))
     return (counted(games) - counted(0)) / play_fixed(games, record_events)
 
 

@@ -29,10 +29,11 @@ run(int(sys.argv[1]))
 """
 
 
-def instructions(program: Path, runs: int) -> int:
+def instructions(*arguments: str) -> int:
+    """The CPU instructions `python *arguments` takes, counted by callgrind, hash seed fixed."""
     result = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
-                             str(program), str(runs)], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONHASHSEED": "0"})
+                             *arguments], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONHASHSEED": "0"})  # so that runs repeat exactly
     found = re.search(r"Collected : (\d+)", result.stderr)
     if found is None:
         sys.exit(result.stderr[-2000:])
@@ -43,7 +44,7 @@ def per_run(setup: str, statement: str, runs: int) -> float:
     with tempfile.TemporaryDirectory() as directory:
         program = Path(directory) / "statement.py"
         program.write_text(PROGRAM.format(root=str(ROOT), setup=setup, statement=textwrap.indent(statement, " " * 8)))
-        return (instructions(program, 2 * runs) - instructions(program, runs)) / runs
+        return (instructions(str(program), str(2 * runs)) - instructions(str(program), str(runs))) / runs
 
 
 def main():
