@@ -304,9 +304,10 @@ _IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) f
 
 
 def _state_copier(slots, lists, lists_of_lists):
-    """One function that copies the state slot by slot, written out once: cloning is most of a search bot's time, and a getattr/setattr loop over the
-    slots took three times as long. Lists changed in place are copied (lists of lists one level
-    deeper); every other slot holds a value that is only ever replaced."""
+    """One function that copies the state slot by slot, written out once (`written_out`):
+    cloning is most of a search bot's time, and a getattr/setattr loop over the slots took
+    three times as long. Lists changed in place are copied (lists of lists one level deeper);
+    every other slot holds a value that is only ever replaced."""
     def copy_of(name):
         if name in lists_of_lists:
             return f"list(map(list.copy, game.{name}))"
