@@ -43,7 +43,8 @@ def serve(args):
             app.extensions["ronda.services"].sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     use_json_logs()  # the same JSON lines as production, the request log included
-    app.run(host=args.host, port=args.port, threaded=True)
+    from .api.problems import ProblemRequestHandler
+    app.run(host=args.host, port=args.port, threaded=True, request_handler=ProblemRequestHandler)
 
 
 def openapi(args):

@@ -6,6 +6,7 @@ from flask import Flask, g, request
 from flask_smorest import Api
 from werkzeug.exceptions import UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import Map
 
 from . import wiring
 from .api import bodies, bots, games, health, idempotency, limits, matches, problems, rules, web_client
@@ -18,9 +19,13 @@ from .ops.config import Config
 
 
 class RondaApi(Api):
-    """Documents every default error response as problem+json, which is what problems.py sends."""
+    """Documents every default error response as problem+json, which is what problems.py sends, and
+    X-Pagination as the JSON text it is (app/api/conventions.py), not flask-smorest's object."""
 
     ERROR_SCHEMA = Problem
+
+    def _register_pagination_header(self):
+        pass
 
     def _register_responses(self):
         # flask-smorest reads the error media type from the success one; swap it for this call only.
@@ -31,8 +36,20 @@ class RondaApi(Api):
             del self.DEFAULT_RESPONSE_CONTENT_TYPE
 
 
+class ExactPaths(Map):
+    """Routes match the path as sent: werkzeug would answer `/games//view` (and `//games`, to another
+    host) with a redirect in HTML, outside the API's problem+json; a doubled slash is a 404 instead."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "merge_slashes": False})
+
+
+class RondaFlask(Flask):
+    url_map_class = ExactPaths
+
+
 def create_app(overrides: dict | None = None) -> Flask:
-    app = Flask(__name__)
+    app = RondaFlask(__name__)
     app.config.from_object(Config)
     app.config.update(overrides or {})
     api = RondaApi(app, spec_kwargs={"extra_plugins": [HttpConventions()], "servers": SERVERS})

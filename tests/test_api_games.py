@@ -1,6 +1,7 @@
 """The game API as HTTP stories: create, seats, views, actions, errors, provable fairness."""
 
 import hashlib
+import json
 import random
 
 import pytest
@@ -139,7 +140,8 @@ def test_listing_paginates(client):
         create(client)
     rv = client.get("/games?status=active&page=1&page_size=2")
     assert rv.status_code == 200 and len(rv.json) == 2
-    assert '"total"' in rv.headers["X-Pagination"]
+    page = json.loads(rv.headers["X-Pagination"])  # JSON text, as the spec's header schema says
+    assert page["page"] == 1 and page["total"] >= 3 and page["next_page"] == 2
 
 
 def test_presets_list_every_preset_with_its_options(client):
@@ -164,6 +166,12 @@ def test_bad_rules_are_422_naming_the_option(client):
     ("post", "/games", "{not json", {"Content-Type": "application/json"}, 400),
     ("post", "/games", "players=2", {"Content-Type": "text/plain"}, 415),
     ("post", "/games", '{"players": 2, "seed": "' + "x" * 70000 + '"}', {"Content-Type": "application/json"}, 413),
+    ("get", "/games//view", None, {}, 404),  # no redirect in HTML for a doubled slash
+    ("post", "/games", '{"players": 2}', {"Content-Type": "application/json", "Idempotency-Key": ""}, 422),
+    ("get", "/bots/me/turns", None, {}, 401),  # the missing token first, not the query
+    ("get", "/bots/me/turns?after=", None, {}, 401),
+    ("get", "/games/g/view?after_version=x", None, {}, 401),
+    ("post", "/games/g/actions", '{"type": "pass"}', {"Content-Type": "application/json"}, 401),
 ])
 def test_every_error_is_problem_json_with_a_code(client, method, path, body, headers, status):
     rv = getattr(client, method)(path, data=body, headers=headers)
@@ -259,6 +267,33 @@ def test_an_if_match_that_is_no_ascii_version_is_stale(client, if_match):
     rv = client.post(f"/games/{game['id']}/actions", json={"type": "pass"},
                      headers={**bearer(tokens[game["awaiting"][0]]), "If-Match": if_match})
     assert rv.status_code == 412 and rv.content_type == PROBLEM
+
+
+@pytest.mark.parametrize("if_match, matches", [
+    ('"{v}"', True),
+    ('"{before}", "{v}"', True),            # a list matches when one tag names the version
+    ('"{v}", "{before}"', True),
+    ('"{before}", "{later}"', False),
+    ('W/"{v}"', False),                     # RFC 9110 §13.1.1: If-Match compares strongly
+    ('W/"{v}", "{before}"', False),
+    ('W/"{before}", "{v}"', True),
+    ("*", True),                            # any current version; the write itself still races (412)
+])
+def test_if_match_compares_entity_tags_strongly_as_rfc_9110_says(client, if_match, matches):
+    game, tokens = create(client, preset="traditional")  # both seats decide first: a pass is legal
+    version = game["version"]
+    rv = client.post(f"/games/{game['id']}/actions", json={"type": "pass"}, headers={
+        **bearer(tokens[game["awaiting"][0]]),
+        "If-Match": if_match.format(v=version, before=version - 1, later=version + 1)})
+    assert rv.status_code == (200 if matches else 412), rv.json
+    assert client.get(f"/games/{game['id']}").json["version"] == version + (1 if matches else 0)
+
+
+def test_if_none_match_compares_weakly(client):
+    game, _ = create(client)
+    for header in (f'W/"{game["version"]}"', f'"0", "{game["version"]}"', "*"):
+        assert client.get(f"/games/{game['id']}", headers={"If-None-Match": header}).status_code == 304
+    assert client.get(f"/games/{game['id']}", headers={"If-None-Match": '"0"'}).status_code == 200
 
 
 @pytest.mark.parametrize("last_event_id", ["²", "99999999999999999999", "-1"])

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from test_production_server import ROOT, free_port
+from test_production_server import ROOT, free_port, raw_answer
 from test_production_server import call as call_base
 
 
@@ -36,6 +36,9 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
         assert health["store"] == "embedded"
         created = call(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
         game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+        status, headers, body = raw_answer(port, b"GET /games HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n")
+        assert status == 431 and headers["Content-Type"] == "application/problem+json"
+        assert json.loads(body)["code"] == "headers_too_large"
     finally:
         first.send_signal(signal.SIGTERM)
         first.wait(timeout=10)
@@ -43,6 +46,7 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
     assert "embedded redis-server, data in" in banner
     requests_logged = [json.loads(line) for line in logged if '"logger": "werkzeug"' in line]
     assert requests_logged and all(line.startswith("{") for line in logged)  # JSON lines, as in production
+    assert not any("\\u001b" in line for line in logged), "terminal colour codes in a JSON log line"
     second, _ = serve(tmp_path, port)
     try:
         game = call(port, "GET", f"/games/{game_id}")

@@ -1,6 +1,7 @@
 """Registered outside bots, their turns, matches they play over HTTP, the rating ladder and levels."""
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -228,6 +229,19 @@ def test_turn_ids_past_a_stream_ids_range_are_refused_not_failed(live_server):
         answer = requests.get(f"{live_server}/bots/me/stream", headers={**auth, "Last-Event-ID": last_event_id},
                               stream=True, timeout=10)
         assert answer.status_code == 422 and answer.json()["code"] == "invalid_request", last_event_id
+
+
+def test_an_empty_after_is_refused_by_the_spec_as_by_the_server(live_server):
+    """The spec's pattern for `after` is what the server checks: what it refuses, the spec forbids."""
+    spec = requests.get(f"{live_server}/openapi.json").json()
+    after = next(p for p in spec["paths"]["/bots/me/turns"]["get"]["parameters"] if p["name"] == "after")
+    pattern = after["schema"]["pattern"]
+    auth = {"Authorization": f"Bearer {register(live_server)['token']}"}
+    for text in ("", "abc", "1-", "x1"):
+        assert re.search(pattern, text) is None, text
+        answer = requests.get(f"{live_server}/bots/me/turns", params={"after": text, "wait_seconds": 0}, headers=auth)
+        assert answer.status_code == 422, text
+    assert re.search(pattern, "1700000000000-3")
 
 
 def test_a_node_bot_that_follows_the_readme_plays_a_20_game_match_within_the_default_limits(redis_url):

@@ -95,6 +95,34 @@ def test_300_streams_on_one_worker_each_get_every_event_while_other_requests_suc
         sock.close()
 
 
+def raw_answer(port, request: bytes) -> tuple[int, dict, bytes]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        try:
+            while chunk := sock.recv(65536):
+                data += chunk
+        except ConnectionResetError:  # the server closed with part of the request unread: keep its answer
+            pass
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.mark.parametrize("request_bytes, status", [
+    (b"GET /games HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n", 431),
+    (b"GET /" + b"a" * 4200 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET /games HTTP/9\r\nHost: x\r\n\r\n", 400),
+])
+def test_what_gunicorn_refuses_before_the_app_is_problem_json_too(gunicorn, request_bytes, status):
+    _, port = gunicorn
+    answered, headers, body = raw_answer(port, request_bytes)
+    assert answered == status and headers["Content-Type"] == "application/problem+json"
+    problem = json.loads(body)
+    assert problem["status"] == status and problem["code"] and problem["type"].startswith("urn:ronda:problem:")
+
+
 def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(redis_url):
     port = free_port()
     process = start_gunicorn({**os.environ, "REDIS_URL": redis_url}, port)
@@ -107,8 +135,11 @@ def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(re
     process.send_signal(signal.SIGTERM)
     for sock in streams:
         data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
+        try:
+            while chunk := sock.recv(65536):
+                data += chunk
+        except ConnectionResetError:  # the server closed with part of the request unread: keep its answer
+            pass
         assert b"retry: " in data  # then the server closed the stream
     process.wait(timeout=10)
     print(f"gunicorn exited {time.monotonic() - stopped:.2f} s after SIGTERM with 20 open streams")

@@ -10,9 +10,9 @@ from ..bots import LEVELS
 from ..errors import InvalidRequest
 from ..live.hub import CLOSED, bot_topic
 from . import idempotency
-from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address
+from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address, token_first
 from .matches import EntrantResult
-from .schemas import GameView
+from .schemas import Answer, GameView
 from ..live.streams import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
@@ -26,7 +26,8 @@ def live():
     return current_app.extensions["ronda.live"]
 
 
-_TURN_ID = re.compile(r"\d{1,20}(-\d{1,20})?")
+_TURN_ID = re.compile(r"^\d{1,20}(-\d{1,20})?$")
+TURN_ID_PATTERN = validate.Regexp(_TURN_ID, error="a turn id: <ms>-<n> or <ms>")
 _MAX_TURN_ID_PART = 2 ** 64 - 1  # a Redis stream id is two unsigned 64-bit numbers
 
 
@@ -34,7 +35,7 @@ def valid_turn_id(text: str) -> bool:
     return bool(_TURN_ID.fullmatch(text)) and all(int(part) <= _MAX_TURN_ID_PART for part in text.split("-"))
 
 
-def _turn_id(text: str):
+def _turn_id_in_range(text: str):
     if not valid_turn_id(text):
         raise ValidationError("a turn id: <ms>-<n> or <ms>, each at most 2^64 - 1")
 
@@ -46,7 +47,7 @@ def header_turn_id(name: str) -> str | None:
     return text or None
 
 
-class Record(Schema):
+class Record(Answer):
     rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start)"})
     games = fields.Integer(required=True, metadata={"description": "rated games played"})
     wins = fields.Integer(required=True)
@@ -67,13 +68,13 @@ class Bot(Record):
     created_at = fields.String(required=True)
 
 
-class BotCreated(Schema):
+class BotCreated(Answer):
     bot = fields.Nested(Bot, required=True)
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer to act and to "
                                                                   "receive turns"})
 
 
-class Notice(Schema):
+class Notice(Answer):
     id = fields.String(required=True, metadata={"description": "its id in the bot's inbox: resume after it "
                                                                "(`after`, Last-Event-ID)"})
 
@@ -119,13 +120,13 @@ ANY_NOTICE = {"oneOf": [{"$ref": f"#/components/schemas/{schema.__name__}"} for 
 
 
 class TurnsQuery(Schema):
-    after = fields.String(validate=_turn_id, metadata={
+    after = fields.String(validate=[TURN_ID_PATTERN, _turn_id_in_range], metadata={
         "description": "the last turn id already seen; without it, the turns of the last minute "
                        "(an older one is past every time limit)"})
     wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30))
 
 
-class Turns(Schema):
+class Turns(Answer):
     turns = fields.List(fields.Nested(Turn), required=True, metadata={"description": "the turns among `notices`"})
     notices = fields.List(fields.Raw(metadata=ANY_NOTICE), required=True, metadata={
         "description": "everything after `after`, in order: turns, game_over and match_over (ignore a type "
@@ -133,7 +134,7 @@ class Turns(Schema):
     cursor = fields.String(required=True, metadata={"description": "send as `after` next time"})
 
 
-class Level(Schema):
+class Level(Answer):
     level = fields.Integer(required=True, metadata={"description": f"1 (weakest) to {len(LEVELS)}; a seat takes it as "
                                                                   "{\"type\": \"bot\", \"level\": n}"})
     bot = fields.String(required=True)
@@ -193,6 +194,7 @@ class Levels(MethodView):
 
 @blp.route("/me/turns")
 class MyTurns(MethodView):
+    @token_first
     @blp.doc(operationId="waitForTurns", security=BOT_TOKEN)
     @blp.arguments(TurnsQuery, location="query")
     @blp.response(200, Turns, description="The turns after `after`, as soon as there is one (or after the wait)")
@@ -212,6 +214,7 @@ class MyTurns(MethodView):
 
 @blp.route("/me/stream")
 class MyTurnStream(MethodView):
+    @token_first
     @blp.doc(operationId="streamTurns", security=BOT_TOKEN, parameters=[{
         "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
         "description": "resume after this turn id"}])

@@ -7,6 +7,7 @@ import flask_smorest
 from flask import Response, current_app, make_response, request
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
+from ..errors import InvalidToken
 from .bodies import BodyOnceParser, ascii_integer
 from .schemas import Problem
 
@@ -58,6 +59,11 @@ class Blueprint(flask_smorest.Blueprint):
             return _documented(send_as_json, document)
         return decorator
 
+    def _document_pagination_metadata(self, spec, resp_doc):
+        """X-Pagination is JSON text in a header: documented as the string it is, its content the
+        PaginationMetadata schema (flask-smorest documents it as an object, which no header is)."""
+        resp_doc.setdefault("headers", {})[self.PAGINATION_HEADER_NAME] = "X-Pagination"
+
     def alt_response(self, *args, **kwargs):
         document = super().alt_response(*args, **kwargs)
         return lambda view: _documented(view, document)
@@ -87,17 +93,43 @@ def bearer_token() -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+def entity_tags(header: str) -> list[tuple[bool, str]]:
+    """An If-Match or If-None-Match list as (weak, tag) pairs: `"7", W/"6"` → [(False, "7"), (True, "6")]
+    (RFC 9110 §8.8.3; a bare 7 is read as "7", as clients often send it)."""
+    tags = []
+    for item in header.split(","):
+        item = item.strip()
+        weak = item.startswith("W/")
+        tags.append((weak, item.removeprefix("W/").strip('"')))
+    return tags
+
+
+def token_first(view):
+    """A request without a token is told so (401) before anything else of it is read: its query
+    and headers are judged only for a caller who may make it."""
+    @wraps(view)
+    def checked(*args, **kwargs):
+        if bearer_token() is None:
+            raise InvalidToken("send 'Authorization: Bearer <token>': a seat token, or a registered bot's")
+        return view(*args, **kwargs)
+    return checked
+
+
 def if_match_version(current) -> int | None:
-    """The version in If-Match (`"7"`, `W/"7"` or `7`); unreadable counts as stale (-1). `*`
-    matches whatever version the game is at (RFC 9110 §13.1.1): `current()` reads it, and the
-    write still fails with 412 if another lands first."""
+    """The version an action is conditioned on, by If-Match's strong comparison (RFC 9110 §13.1.1):
+    None without the header; the game's version when one listed tag names it, or `*` (the write
+    still fails with 412 if another lands first); else -1, which no version is (a 412). A weak tag
+    never matches. `current()` reads the game's version, and only when one tag alone cannot say."""
     header = request.headers.get("If-Match")
     if header is None:
         return None
     if header.strip() == "*":
         return current()
-    version = ascii_integer(header.strip().removeprefix("W/").strip('"'))
-    return -1 if version is None else version
+    versions = {ascii_integer(tag) for weak, tag in entity_tags(header) if not weak} - {None}
+    if len(versions) <= 1:
+        return versions.pop() if versions else -1
+    version = current()
+    return version if version in versions else -1
 
 
 def etag_header(version: int) -> dict:
@@ -105,8 +137,8 @@ def etag_header(version: int) -> dict:
 
 
 def not_modified(version: int):
-    """A 304 when If-None-Match already names this version, else None."""
-    tags = [t.strip().removeprefix("W/").strip('"') for t in request.headers.get("If-None-Match", "").split(",")]
+    """A 304 when If-None-Match names this version, by weak comparison (RFC 9110 §13.1.2), else None."""
+    tags = {tag for _, tag in entity_tags(request.headers.get("If-None-Match", ""))}
     if str(version) in tags or "*" in tags:
         response = make_response("", 304)
         response.headers.update(etag_header(version))
@@ -134,7 +166,11 @@ SEAT_TOKEN = [{"seatToken": []}, {"botToken": []}]  # a registered bot acts with
 OPTIONAL_SEAT_TOKEN = [{}, {"seatToken": []}, {"botToken": []}]
 BOT_TOKEN = [{"botToken": []}]
 IF_MATCH = {"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"},
-            "description": "the `version` of the view the action is based on, e.g. \"7\""}
+            "description": "the `version` of the view the action is based on, as its ETag: `\"7\"`. Compared "
+                           "strongly (RFC 9110): a list matches when one tag names the game's version, a weak "
+                           "tag (`W/\"7\"`) never matches, and `*` acts on whatever version the game is at "
+                           "(no lock against a move you have not seen: send the version instead)",
+            "examples": {"version": {"value": '"7"'}}}
 LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
                  "description": "resume after this event id (sent back by EventSource on reconnect)"}
 IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"}}

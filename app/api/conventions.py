@@ -5,6 +5,7 @@ operations, the servers, and the Server-Sent Events each stream sends as named s
 from apispec import BasePlugin
 
 from .idempotency import IDEMPOTENT_ENDPOINTS
+from .schemas import PaginationMetadata
 
 RATE_LIMITED_EXEMPT = {"getLiveness", "getReadiness"}
 VERSIONED = {"createGame", "getGame", "getSeatView", "claimSeat", "leaveSeat", "playAction"}
@@ -18,6 +19,12 @@ HEADERS = {
                     "schema": {"type": "integer", "minimum": 1}},
     "Idempotent-Replayed": {"description": "`true` when this is the stored answer to an earlier request with "
                                            "the same Idempotency-Key", "schema": {"type": "string", "enum": ["true"]}},
+    "X-Pagination": {"description": "where this page sits in the listing, as JSON text: total, total_pages, "
+                                    "first_page, last_page, page, previous_page, next_page",
+                     "schema": {"type": "string", "contentMediaType": "application/json",
+                                "contentSchema": {"$ref": "#/components/schemas/PaginationMetadata"},
+                                "examples": ['{"total": 42, "total_pages": 3, "first_page": 1, "last_page": 3, '
+                                             '"page": 1, "next_page": 2}']}},
     "X-RateLimit-Limit": {"description": "requests a minute in the budget that applies (the token's, when one is "
                                          "sent; else the address's)", "schema": {"type": "integer"}},
     "X-RateLimit-Remaining": {"description": "requests left in this minute's window", "schema": {"type": "integer"}},
@@ -51,6 +58,7 @@ def _ref(kind: str, name: str) -> dict:
 class HttpConventions(BasePlugin):
     def init_spec(self, spec):
         super().init_spec(spec)
+        spec.components.schema("PaginationMetadata", schema=PaginationMetadata)
         for name, header in HEADERS.items():
             spec.components.header(name, header)
         for union, (title, messages) in STREAMS.items():

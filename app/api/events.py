@@ -6,7 +6,7 @@ of those schemas with a `discriminator` on `type` (`document_event_union`).
 
 from marshmallow import Schema, fields, post_dump, validate
 
-from .schemas import DECLARATION_KINDS, Award, DeclarationInfo, GameView
+from .schemas import DECLARATION_KINDS, Answer, Award, DeclarationInfo, GameView
 
 
 def required(field_class, *args, **kwargs):
@@ -92,7 +92,7 @@ class Event(Schema):
         return KIND_SCHEMAS[event["type"]]().dump(event)
 
 
-class ActionResult(Schema):
+class ActionResult(Answer):
     game = fields.Nested(GameView, required=True)
     events = fields.List(fields.Nested(Event), required=True)
 

@@ -7,7 +7,7 @@ from . import idempotency, schemas as s
 from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
-                     documents_problems, etag_header, if_match_version, live, not_modified, service)
+                     documents_problems, etag_header, if_match_version, live, not_modified, service, token_first)
 from ..live.streams import event_stream
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -77,6 +77,7 @@ class Game(MethodView):
 
 @blp.route("/<game_id>/view")
 class SeatView(MethodView):
+    @token_first
     @blp.doc(operationId="getSeatView", security=SEAT_TOKEN)
     @blp.arguments(s.LongPollQuery, location="query")
     @blp.arguments(s.ConditionalHeaders, location="headers", as_kwargs=True)
@@ -137,6 +138,7 @@ class Seat(MethodView):
 
 @blp.route("/<game_id>/seats/<int:seat>/leave")
 class LeaveSeat(MethodView):
+    @token_first
     @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
     @blp.arguments(s.LeaveSeatRequest, example={"bot": "greedy"})
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
@@ -152,6 +154,7 @@ class LeaveSeat(MethodView):
 
 @blp.route("/<game_id>/actions")
 class Actions(MethodView):
+    @token_first
     @blp.doc(operationId="playAction", security=SEAT_TOKEN, parameters=[IF_MATCH])
     @blp.arguments(s.ActionRequest, examples={
         "play": {"value": {"type": "play", "card": "7o"}},

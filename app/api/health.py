@@ -5,14 +5,15 @@ Neither is rate-limited. Ready answers 503 problem+json while the store does not
 
 from flask import current_app
 from flask.views import MethodView
-from marshmallow import Schema, fields
+from marshmallow import fields
 
 from .common import Blueprint, documents_problems
+from .schemas import Answer
 
 blp = Blueprint("health", __name__, url_prefix="/health", description="Service health")
 
 
-class Health(Schema):
+class Health(Answer):
     status = fields.String(required=True, metadata={"example": "ok"})
     store = fields.String(required=True, metadata={"description": "redis, redis cluster, or embedded"})
 

@@ -38,10 +38,10 @@ def _scope(key: str) -> str:
 
 def replay_or_reserve():
     key = request.headers.get("Idempotency-Key")
-    if not key or request.endpoint not in IDEMPOTENT_ENDPOINTS:
+    if key is None or request.endpoint not in IDEMPOTENT_ENDPOINTS:
         return None
-    if len(key) > 255:
-        raise InvalidIdempotencyKey("keys are at most 255 characters")
+    if not 1 <= len(key) <= 255:
+        raise InvalidIdempotencyKey("a key is 1 to 255 characters")
     redis = current_app.extensions["ronda.store"].redis
     storage = idempotency_key(_scope(key))
     fingerprint = hashlib.sha256(request.get_data()).hexdigest()

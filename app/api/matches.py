@@ -30,7 +30,7 @@ class CreateMatchRequest(Schema):
     seed = fields.String(validate=validate.Length(min=1, max=128))
 
 
-class EntrantResult(Schema):
+class EntrantResult(s.Answer):
     entrant = fields.Integer(required=True)
     bot = fields.String(required=True)
     wins = fields.Integer(required=True)
@@ -44,7 +44,7 @@ class EntrantResult(Schema):
     timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
 
 
-class Match(Schema):
+class Match(s.Answer):
     id = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
     rules = fields.Nested(s.Rules, required=True)

@@ -1,7 +1,10 @@
 """Every error as RFC 9457 problem+json with a stable `code`: the one place errors meet HTTP."""
 
+from http import HTTPStatus
+
 from flask import current_app, json, make_response
 from werkzeug.exceptions import HTTPException
+from werkzeug.serving import WSGIRequestHandler
 
 from ..engine.errors import RondaError
 from ..errors import ServiceError
@@ -18,19 +21,24 @@ ENGINE_STATUS = {
 RETRY_AFTER_SECONDS = {503: "1", 429: "60"}  # a Redis restart is over in seconds; a match game in a minute
 
 CODE_BY_STATUS = {
-    400: "malformed_request", 401: "unauthorized", 404: "not_found", 405: "method_not_allowed",
+    400: "malformed_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
     406: "not_acceptable", 409: "conflict", 412: "precondition_failed", 413: "payload_too_large",
-    415: "unsupported_media_type", 422: "validation_error", 428: "precondition_required",
-    429: "too_many_requests", 431: "headers_too_large", 500: "internal_error", 503: "unavailable",
+    414: "uri_too_long", 415: "unsupported_media_type", 417: "expectation_failed", 422: "validation_error",
+    428: "precondition_required", 429: "too_many_requests", 431: "headers_too_large", 500: "internal_error",
+    501: "not_implemented", 503: "unavailable",
 }
 
 
-def problem(status: int, code: str, title: str, detail: str | None = None, headers=None, **extensions):
+def problem_body(status: int, code: str, title: str, detail: str | None = None, **extensions) -> str:
     body = {"type": f"urn:ronda:problem:{code}", "title": title, "status": status, "code": code}
     if detail:
         body["detail"] = detail
     body.update({k: v for k, v in extensions.items() if v is not None})
-    response = make_response(json.dumps(body), status)
+    return json.dumps(body)
+
+
+def problem(status: int, code: str, title: str, detail: str | None = None, headers=None, **extensions):
+    response = make_response(problem_body(status, code, title, detail, **extensions), status)
     response.mimetype = PROBLEM_MEDIA_TYPE
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -81,7 +89,35 @@ def _flatten(messages, location=None, path=()):
 
 def _unexpected(error):
     current_app.logger.exception("unexpected error", exc_info=error)
-    return problem(500, "internal_error", "Internal Server Error", "the server failed; nothing was changed")
+    return problem(500, "internal_error", "Internal Server Error",
+                   "the server failed; what the request changed, if anything, is unknown: read the resource "
+                   "before acting again, or retry with the same Idempotency-Key")
+
+
+def http_problem(status: int, detail: str | None = None) -> bytes:
+    """A whole HTTP answer with a problem body, for errors the HTTP server meets before the app (a
+    request line or headers too large, a malformed request): it closes the connection."""
+    reason = HTTPStatus(status).phrase
+    body = problem_body(status, CODE_BY_STATUS.get(status, "http_error"), reason, detail).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_MEDIA_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin-1") + body
+
+
+def write_gunicorn_problem(sock, status: int, reason: str, detail: str):
+    """gunicorn's `util.write_error` answers in HTML and has no hook of its own: its workers call
+    this instead (app/ops/gunicorn_conf.py)."""
+    from gunicorn.util import write_nonblock
+    write_nonblock(sock, http_problem(status, detail or None))
+
+
+class ProblemRequestHandler(WSGIRequestHandler):
+    """The development server's handler: what it refuses before the app (431, 414, 400) is a problem too."""
+
+    def send_error(self, code, message=None, explain=None):
+        self.log_error("code %d, message %s", code, message)
+        self.close_connection = True
+        self.wfile.write(http_problem(code, message))
 
 
 def register(app):

@@ -1,6 +1,7 @@
 """Request and response schemas: the OpenAPI spec, and so the generated SDKs, come from these."""
 
-from marshmallow import Schema, fields, pre_load, validate
+from flask_smorest.pagination import PaginationMetadataSchema
+from marshmallow import INCLUDE, Schema, fields, pre_load, validate
 
 from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
@@ -11,6 +12,15 @@ MAX_COUNTER = 2**31 - 1  # versions and event ids stay far below; Redis indexes 
 MAX_TARGET = 1000  # RULES.md's largest preset target is 81; a game to 1,000 still ends
 MAX_POINTS = 100  # any one option's points
 NAME = validate.Length(max=40)
+
+
+class Answer(Schema):
+    """A response body. Open to fields added later (`additionalProperties: true` in the spec): within
+    a major version the API only grows, so a generated client must accept a field it does not know.
+    Request bodies stay closed (an unknown field is a 422), so a typo never passes silently."""
+
+    class Meta:
+        unknown = INCLUDE
 
 
 class Integer(fields.Integer):
@@ -59,7 +69,7 @@ class RuleOptions(Schema):
     win = fields.String(validate=validate.OneOf(WIN))
 
 
-class AnnounceRules(Schema):
+class AnnounceRules(Answer):
     """How a game's declarations work (ronda and tringa), every option set."""
     when = fields.String(required=True, validate=validate.OneOf(WHEN))
     scoring = fields.String(required=True, validate=validate.OneOf(SCORING))
@@ -71,7 +81,7 @@ class AnnounceRules(Schema):
     tringa_points = fields.Integer(required=True)
 
 
-class Rules(Schema):
+class Rules(Answer):
     """A game's complete rules: its preset and every option."""
     preset = fields.String(required=True)
     teams = fields.Boolean(required=True)
@@ -108,9 +118,14 @@ class CreateGameRequest(Schema):
     seats = fields.List(fields.Nested(SeatRequest), validate=validate.Length(min=2, max=4),
                         metadata={"example": [{"type": "human", "name": "Amina"}, {"type": "open"}]})
     seed = fields.String(validate=validate.Length(min=1, max=128))
-    deck = fields.List(fields.String(validate=CARD_ID), validate=validate.Length(equal=40),
-                       metadata={"description": "first-round deck order, front first"})
-    first_dealer = Integer(validate=validate.Range(min=0, max=3))
+    deck = fields.List(fields.String(validate=CARD_ID), validate=validate.Length(equal=40), metadata={
+        "uniqueItems": True,
+        "description": "the first round's deck, front first: each of the 40 cards once. Still 422 "
+                       "`invalid_setup` when the rules cannot deal it: with `table_restriction`, a deck "
+                       "whose table can never be dealt as the rule asks (docs/rules.md)"})
+    first_dealer = Integer(validate=validate.Range(min=0, max=3), metadata={
+        "description": "the first dealer's seat: below `players` (else 422 `invalid_setup`); without it, "
+                       "it follows from the seed"})
     turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=86400), metadata={
         "description": "when a human's turn lasts longer, a fallback bot plays for that seat"})
 
@@ -134,30 +149,30 @@ class ActionRequest(Schema):
                    metadata={"description": "with declare: optional, must be what the hand holds"})
 
 
-class Action(Schema):
+class Action(Answer):
     type = fields.String(required=True, validate=validate.OneOf(ACTION_TYPES))
     card = fields.String()
 
 
-class Holding(Schema):
+class Holding(Answer):
     kind = fields.String(required=True, validate=validate.OneOf(DECLARATION_KINDS))
     rank = fields.Integer(required=True)
 
 
-class DeclarationInfo(Schema):
+class DeclarationInfo(Answer):
     seat = fields.Integer(required=True)
     camp = fields.Integer(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(DECLARATION_KINDS))
     rank = fields.Integer(allow_none=True, metadata={"description": "null while hidden from this viewer"})
 
 
-class StreakState(Schema):
+class StreakState(Answer):
     system = fields.String(required=True, validate=validate.OneOf(STREAK))
     rank = fields.Integer(allow_none=True)
     length = fields.Integer(required=True)
 
 
-class SeatInfo(Schema):
+class SeatInfo(Answer):
     seat = fields.Integer(required=True)
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
     name = fields.String(allow_none=True)
@@ -166,7 +181,7 @@ class SeatInfo(Schema):
                        "registered bot over HTTP"})
 
 
-class GameSummary(Schema):
+class GameSummary(Answer):
     id = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("open", "active", "finished")))
     version = fields.Integer(required=True)
@@ -218,23 +233,23 @@ class GameView(GameSummary):
     legal_actions = fields.List(fields.Nested(Action), required=True)
 
 
-class SeatToken(Schema):
+class SeatToken(Answer):
     seat = fields.Integer(required=True)
     token = fields.String(required=True, metadata={"description": "shown once; send as Bearer"})
 
 
-class GameCreated(Schema):
+class GameCreated(Answer):
     game = fields.Nested(GameView, required=True)
     tokens = fields.List(fields.Nested(SeatToken), required=True)
 
 
-class SeatClaimed(Schema):
+class SeatClaimed(Answer):
     seat = fields.Integer(required=True)
     token = fields.String(required=True)
     game = fields.Nested(GameView, required=True)
 
 
-class Award(Schema):
+class Award(Answer):
     camp = fields.Integer(required=True)
     points = fields.Integer(required=True)
 
@@ -260,21 +275,21 @@ class ListGamesQuery(Schema):
     status = fields.String(load_default="active", validate=validate.OneOf(("open", "active", "finished")))
 
 
-class Preset(Schema):
+class Preset(Answer):
     name = fields.String(required=True)
     summary = fields.String(required=True, metadata={"description": "the preset in one line"})
     players = fields.List(fields.Integer(), required=True)
     options = fields.Nested(Rules, required=True)
 
 
-class FieldError(Schema):
+class FieldError(Answer):
     """One reason a request does not match the schema."""
     location = fields.String(allow_none=True, metadata={"example": "json"})
     field = fields.String(allow_none=True, metadata={"example": "rules.jokers"})
     message = fields.String(required=True, metadata={"example": "Unknown field."})
 
 
-class Problem(Schema):
+class Problem(Answer):
     """RFC 9457 problem details; `code` is stable and machine-readable."""
     type = fields.String(required=True)
     title = fields.String(required=True)
@@ -286,3 +301,7 @@ class Problem(Schema):
     current_version = fields.Integer()
     option = fields.String()
     field = fields.String()
+
+
+class PaginationMetadata(PaginationMetadataSchema, Answer):
+    """A page's place in a listing, sent as JSON text in the X-Pagination header."""

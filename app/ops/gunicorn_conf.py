@@ -3,7 +3,8 @@
 gevent workers: an open event stream or long poll costs a greenlet, not a thread. On SIGTERM a
 worker ends its streams at once, each with a reconnect hint, instead of waiting for them
 through the graceful timeout; whatever else is in flight gets 5 s. Logs are JSON lines, the
-access log included, each with the request id.
+access log included, each with the request id. What gunicorn refuses before the app (431, 414,
+400) is answered as problem+json, as the app answers.
 """
 
 import logging
@@ -41,9 +42,13 @@ def on_starting(server):
 
 def post_worker_init(worker):
     # Imported in the worker, after gevent has patched the standard library.
+    from gunicorn import util
+
+    from app.api.problems import write_gunicorn_problem
     from app.ops.logs import use_json_logs
     from app.wiring import close_streams
     use_json_logs()
+    util.write_error = write_gunicorn_problem
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):

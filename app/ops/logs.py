@@ -13,6 +13,7 @@ from flask import g, has_request_context, request
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _ACCEPTED_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_TERMINAL_STYLE = re.compile(r"\x1b\[[0-9;]*m")  # werkzeug colours its request lines for a terminal
 
 
 def assign_request_id():
@@ -29,7 +30,7 @@ def echo_request_id(response):
 class JsonFormatter(logging.Formatter):
     def format(self, record):
         line = {"time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"), "level": record.levelname,
-                "logger": record.name, "message": record.getMessage()}
+                "logger": record.name, "message": _TERMINAL_STYLE.sub("", record.getMessage())}
         if has_request_context() and "request_id" in g:
             line["request_id"] = g.request_id
         if record.exc_info:
