@@ -89,3 +89,20 @@ def test_the_example_client_skips_an_event_type_it_does_not_know(generated_clien
     parsed = play_against_a_bot.action_result(SimpleNamespace(content=json.dumps(newer).encode()))
     assert [event.id for event in parsed.events] == [event["id"] for event in answer["events"]]
     assert parsed.game.version == answer["game"]["version"]
+
+
+def test_the_generated_client_follows_a_game_stream_as_typed_messages(generated_client, live_server):
+    """docs/clients.md: a generated Python client reads SSE by parsing each message into its model."""
+    import follow_a_game
+    from ronda_client import Client
+    from ronda_client.models import EventMessage, GameOverEvent, PlayEvent, SnapshotMessage
+    created = requests.post(f"{live_server}/games", json={"players": 2, "rules": {"preset": "simple"}, "seats": [
+        {"type": "bot", "bot": "random"}, {"type": "bot", "bot": "random"}]}).json()
+    client = Client(base_url=live_server)
+    received = list(follow_a_game.follow(client, created["game"]["id"], last_event_id=0))
+    assert all(isinstance(message, EventMessage) for message in received)
+    assert [int(message.id) for message in received] == list(range(1, len(received) + 1))
+    assert any(isinstance(message.data, PlayEvent) for message in received)
+    assert isinstance(received[-1].data, GameOverEvent)
+    snapshot, = follow_a_game.follow(client, created["game"]["id"])  # a finished game: its snapshot, then the end
+    assert isinstance(snapshot, SnapshotMessage) and snapshot.data.status.value == "finished"
