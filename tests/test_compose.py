@@ -1,5 +1,8 @@
 """The compose files wire what the code reads: names of services, the URLs that point at them."""
 
+import re
+import tomllib
+from fnmatch import fnmatch
 from pathlib import Path
 
 import yaml
@@ -23,3 +26,80 @@ def test_the_cluster_shape_lists_every_node_and_each_worker_serves_one_of_the_qu
     assert served == set(queues)  # every queue Redis has workers, none serves a queue the API does not fill
     assert all(services[name]["command"] == ["ronda", "worker"] for name in workers)
     assert api["RONDA_SECRET_KEY"].startswith("${RONDA_SECRET_KEY:?")  # no placeholder secret
+
+
+def build_context() -> set[str]:
+    """The files `docker build .` sends, by .dockerignore's rules (the last matching line decides;
+    `!` takes a path back; a pattern that matches a folder matches what is in it)."""
+    rules = [line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    sent = set()
+    for path in ROOT.rglob("*"):
+        if not path.is_file():
+            continue
+        relative = path.relative_to(ROOT)
+        candidates = [str(relative), *(str(parent) for parent in relative.parents if str(parent) != ".")]
+        included = True
+        for rule in rules:
+            pattern = rule.removeprefix("!")
+            if any(fnmatch(candidate, pattern) or fnmatch(candidate, pattern.removeprefix("**/"))
+                   for candidate in candidates):
+                included = rule.startswith("!")
+        if included:
+            sent.add(str(relative))
+    return sent
+
+
+def test_the_build_context_holds_the_app_and_none_of_the_checkout():
+    context = build_context()
+    assert {"pyproject.toml", "requirements.lock", "app/web.py", "workers/__init__.py", "docs/rules.md"} <= context
+    assert not [path for path in context if path.startswith((".git/", ".venv/", "tests/", "bench/", "clients/"))]
+    assert not [path for path in context if "__pycache__" in path]
+
+
+def stages(dockerfile: str) -> list[list[str]]:
+    """The Dockerfile's instructions, continuation lines joined, split into its stages."""
+    lines = dockerfile.replace("\\\n", " ").splitlines()
+    instructions = [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+    split: list[list[str]] = [[]]
+    for instruction in instructions:
+        if instruction.startswith("FROM") and split[-1] and any(i.startswith("FROM") for i in split[-1]):
+            split.append([])
+        split[-1].append(instruction)
+    return split
+
+
+def test_the_image_pins_its_bases_installs_a_hashed_lock_holds_the_app_once_and_checks_its_health():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    arguments = dict(re.findall(r"^ARG (\w+)=(\S+)", dockerfile, re.M))
+    *_, final = stages(dockerfile)
+    bases = [arguments.get(base.strip("${}"), base) for base in re.findall(r"^FROM (\S+)", dockerfile, re.M)]
+    assert bases and all(re.search(r"@sha256:[0-9a-f]{64}$", base) for base in bases), bases
+    assert not [i for i in final if i.startswith("COPY") and re.search(r"\b(app|workers)\b", i)], \
+        "the final image copies the sources beside the installed wheel"
+    assert any("--require-hashes" in i and "requirements.lock" in i for i in final)
+    assert any(i.startswith("HEALTHCHECK") and "/health/ready" in i for i in final)
+    for compose in ("docker-compose.yml", "docker-compose.cluster.yml"):
+        images = [s["image"] for s in yaml.safe_load((ROOT / compose).read_text())["services"].values()
+                  if s.get("image", "").startswith("redis")]
+        assert images and all(re.search(r"@sha256:[0-9a-f]{64}$", image) for image in images), compose
+
+
+def test_every_pin_of_the_lock_carries_a_hash_and_the_lock_covers_the_dependencies():
+    lock = (ROOT / "requirements.lock").read_text()
+    requirements = re.split(r"\n(?=[A-Za-z])", "\n".join(l for l in lock.splitlines() if not l.startswith("#")).strip())
+    pinned = {}
+    for requirement in requirements:
+        name, version = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", requirement).groups()
+        assert "--hash=sha256:" in requirement, name
+        pinned[name.lower().replace("_", "-")] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["production"]]
+    names = {re.match(r"[A-Za-z0-9_.-]+", spec).group().lower().replace("_", "-") for spec in wanted}
+    assert names <= set(pinned), names - set(pinned)
+
+
+def test_worker_metrics_are_reachable_where_compose_runs_them():
+    worker = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["worker"]
+    port = worker["environment"]["RONDA_METRICS_PORT"]
+    assert port in [str(p) for p in worker.get("expose", [])]
