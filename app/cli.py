@@ -40,7 +40,7 @@ def serve(args):
     if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
         # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).
         threading.Thread(target=sweep_forever, daemon=True, args=(
-            app.extensions["ronda.services"].sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
+            app.services.sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     use_json_logs()  # the same JSON lines as production, the request log included
     from .api.problems import ProblemRequestHandler
@@ -61,7 +61,7 @@ def openapi(args):
 def spec_text(app) -> str:
     """The spec exactly as committed under openapi/: sorted keys, two-space indent."""
     with app.app_context():
-        spec = app.extensions["ronda.api"].spec.to_dict()
+        spec = app.api.spec.to_dict()
     return json.dumps(spec, indent=2, sort_keys=True) + "\n"
 
 

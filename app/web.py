@@ -13,6 +13,7 @@ from .api import bodies, bots, games, health, idempotency, limits, matches, prob
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
 from .api.schemas import Problem
+from .live.hub import LiveHub
 from .live.streams import render_event
 from .ops import logs, metrics
 from .ops.config import Config
@@ -45,10 +46,15 @@ class ExactPaths(Map):
 
 
 class RondaFlask(Flask):
+    """The app, holding what its blueprints ask for (app/api/common.py's `services()` and `live()`)."""
+
     url_map_class = ExactPaths
+    api: Api
+    services: wiring.Services
+    live: LiveHub
 
 
-def create_app(overrides: dict | None = None) -> Flask:
+def create_app(overrides: dict | None = None) -> RondaFlask:
     app = RondaFlask(__name__)
     app.config.from_object(Config)
     app.config.update(overrides or {})
@@ -67,14 +73,8 @@ def create_app(overrides: dict | None = None) -> Flask:
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
     services = wiring.Services(app.config, in_process)
-    app.extensions["ronda.api"] = api
-    app.extensions["ronda.services"] = services
-    app.extensions["ronda.store"] = services.store
-    app.extensions["ronda.service"] = services.games
-    app.extensions["ronda.matches"] = services.matches
-    app.extensions["ronda.accounts"] = services.accounts
-    app.extensions["ronda.live"] = wiring.live_hub(services, render_event)
-    limits.install(app, services.store.redis, exempt_blueprints=[health.blp])
+    app.api, app.services, app.live = api, services, wiring.live_hub(services, render_event)
+    limits.install(app, services.window_counts, exempt_blueprints=[health.blp])
 
     if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them
         hops = app.config["TRUSTED_PROXIES"]

@@ -21,11 +21,14 @@ from .games.store import GameStore
 from .games.sweeper import Sweeper
 from .games.writer import GameWriter
 from .jobs.dispatch import InProcessDispatcher, RQDispatcher
+from .live.feed import ChangeFeed
 from .live.hub import LiveHub
 from .matches.service import MatchService
 from .matches.store import MatchStore
 from .ops.config import settings
 from .ops.connection import connect
+from .ops.request_records import RequestRecords
+from .ops.window_counts import WindowCounts
 
 _PROCESS_SECRET = secrets.token_bytes(32)
 _in_process_server = None
@@ -51,6 +54,8 @@ class Services:
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)
         self.moves = BotMoves(self.games)
+        self.requests = RequestRecords(client)
+        self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher)
         self.matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), self.games, self.writer,
                                     self.dispatcher, self.accounts)
@@ -97,7 +102,8 @@ def store_client(config: dict, queue_client):
 
 def live_hub(services: Services, render) -> LiveHub:
     """The hub an API process's streams and long polls wait on (one per app)."""
-    hub = LiveHub(services.store, render)
+    store = services.store
+    hub = LiveHub(store, ChangeFeed(store.redis, store.feed_commands), render)
     _hubs.add(hub)
     return hub
 

@@ -29,13 +29,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def bench_app():
     """The real app plus the ceiling endpoint; gunicorn loads this factory."""
-    from flask import current_app
     from app import create_app
     app = create_app()
 
     @app.post("/bench/ceiling/<game_id>")
     def ceiling(game_id):
-        store = current_app.extensions["ronda.store"]
+        store = app.services.store
         version, doc = store.load(game_id)
         store.compare_and_set(game_id, version, doc, [], doc["status"])
         return {"version": version + 1}

@@ -24,7 +24,7 @@ def main():
     from app.ops.keys import events_key, state_key
     server = RedisServer()
     app = create_app({"REDIS_URL": server.start(), "BOT_DISPATCH": "inprocess"})
-    service, redis = app.extensions["ronda.service"], app.extensions["ronda.store"].redis
+    service, redis = app.services.games, app.services.store.redis
     chooser = random.Random(1)
     sizes = {"open": [], "active": [], "finished": []}
     humans = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}

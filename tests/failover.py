@@ -50,7 +50,7 @@ def play_through_a_failover(app, cluster, games=12, seconds_before=3.0, seconds_
     for thread in threads:
         thread.start()
     time.sleep(seconds_before)
-    store = app.extensions["ronda.store"].redis
+    store = app.services.store.redis
     master = store.get_node_from_key("{game:%s}:state" % created[0]["game"]["id"]).port
     acknowledged_before = len(acknowledged)
     master_id = redis.Redis(port=master).execute_command("CLUSTER", "MYID").decode()

@@ -235,7 +235,7 @@ def test_finished_games_expire(app, client):
     from app.ops.keys import events_key, state_key
     game, tokens = create(client, preset="elaborate", seed="expiry")
     play_to_the_end(client, game, tokens, random.Random(2))
-    redis = app.extensions["ronda.store"].redis
+    redis = app.services.store.redis
     ttl = app.config["FINISHED_GAME_TTL"]
     assert 0 < redis.ttl(state_key(game["id"])) <= ttl and 0 < redis.ttl(events_key(game["id"])) <= ttl
 
@@ -361,7 +361,7 @@ def test_opening_a_table_reads_the_same_bytes_at_50_and_at_8000_actions(app, cli
     """What the web client reads to open a game (app/static/client/game.js): the seat's view and
     the log from the current deal's first event (`deal_event_id`), never the whole log."""
     from app.engine import action_to_dict, game_from_dict
-    service = app.extensions["ronda.service"]
+    service = app.services.games
 
     def opened_after(actions):  # the seed and choices of a game that lasts 8,464 actions
         game, tokens = create(client, rules={"preset": "classic", "target": 1000}, seed="long-0", first_dealer=0)

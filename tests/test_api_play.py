@@ -62,7 +62,7 @@ def test_sixteen_concurrent_actions_on_one_version_exactly_one_wins(app, client)
 
 
 def hidden_cards(app, game_id, viewer):
-    raw = app.extensions["ronda.store"].redis.hget(state_key(game_id), "doc")
+    raw = app.services.store.redis.hget(state_key(game_id), "doc")
     state = game_from_dict(json.loads(raw)["engine"])
     seats = [s for s in range(state.players) if s != viewer]
     return {CARD_IDS[c] for s in seats for c in state.hands[s]} | {CARD_IDS[c] for c in state.stock}
@@ -92,5 +92,5 @@ def test_tokens_are_random_and_never_stored_in_clear(app, client):
     game, tokens = create(client, players=4)
     assert len(set(tokens.values())) == 4
     assert all(len(t) >= 22 for t in tokens.values())  # 32 random bytes, url-safe: 256 bits
-    raw = app.extensions["ronda.store"].redis.hget(state_key(game["id"]), "doc").decode()
+    raw = app.services.store.redis.hget(state_key(game["id"]), "doc").decode()
     assert not any(token in raw for token in tokens.values())

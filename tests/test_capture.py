@@ -1,4 +1,4 @@
-"""RULES.md §3: capturing, runs, drops, missa, the remaining-table sweep."""
+"""docs/rules.md §3: capturing, runs, drops, missa, the remaining-table sweep."""
 
 import pytest
 

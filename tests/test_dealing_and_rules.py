@@ -1,4 +1,4 @@
-"""RULES.md §1, §2, §8: options and presets, dealing order, table restriction, determinism."""
+"""docs/rules.md §1, §2, §8: options and presets, dealing order, table restriction, determinism."""
 
 import hashlib
 import json

@@ -1,4 +1,4 @@
-"""RULES.md §5 and §10: ronda, tringa, double ronda; timing, pots, ties and visibility."""
+"""docs/rules.md §5 and §10: ronda, tringa, double ronda; timing, pots, ties and visibility."""
 
 import pytest
 

@@ -12,7 +12,7 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPEN_GAME_TTL": 1,
                       "ACTIVE_GAME_TTL": 2, "FINISHED_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    client, sweeper, redis = app.test_client(), app.extensions["ronda.services"].sweeper, app.extensions["ronda.store"].redis
+    client, sweeper, redis = app.test_client(), app.services.sweeper, app.services.store.redis
     open_game = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json
     active = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
     active_id, tokens = active["game"]["id"], {t["seat"]: t["token"] for t in active["tokens"]}
@@ -39,7 +39,7 @@ def test_a_move_noted_as_due_goes_with_its_game(redis_url):
     prune drops the note with the game rather than keeping it for the hour."""
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "ACTIVE_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
-    client, sweeper, redis = app.test_client(), app.extensions["ronda.services"].sweeper, app.extensions["ronda.store"].redis
+    client, sweeper, redis = app.test_client(), app.services.sweeper, app.services.store.redis
     created = client.post("/games", json={"players": 2, "turn_timeout_seconds": 3600,
                                           "seats": [{"type": "human"}, {"type": "human"}]}).json
     game_id = created["game"]["id"]

@@ -42,6 +42,28 @@ def test_http_views_reach_the_stores_only_through_services():
         assert not stores, f"api/{path.name} imports {stores}"
 
 
+def raw_store_uses(path: Path) -> list[str]:
+    """Where a module reaches a Redis client itself, or looks a service up by a string key."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr in ("redis", "pipeline", "pubsub"):
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "extensions":
+            found.append(f"line {node.lineno}: app.extensions[...]")
+    return found
+
+
+def test_http_modules_ask_services_and_the_hub_never_redis_itself():
+    """STYLE 16: idempotency records, health probes and subscriptions go through the stores' own
+    methods; services are handed to the app once, typed (app.services, app.live)."""
+    http = [*(APP / "api").glob("*.py"), APP / "web.py"]
+    for path in [*http, APP / "live" / "hub.py", APP / "live" / "streams.py"]:
+        assert not raw_store_uses(path), f"{path.relative_to(APP)}: {raw_store_uses(path)}"
+    for path in http:
+        assert not {m for m in imports_of(path) if m.split(".")[0] == "redis"}, f"{path.name} imports redis"
+
+
 def test_every_engine_error_has_its_http_status():
     codes = {cls.code for _, cls in inspect.getmembers(engine_errors, inspect.isclass)
              if issubclass(cls, engine_errors.RondaError) and cls is not engine_errors.RondaError}

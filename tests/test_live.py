@@ -9,7 +9,7 @@ from http_helpers import act, create, seat_view
 
 
 def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once(app, client):
-    hub, store = app.extensions["ronda.live"], app.extensions["ronda.store"]
+    hub, store = app.live, app.services.store
     game, tokens = create(client)
     rendered = []
     hub.render = lambda event: rendered.append(event) or f"event {event['id']}"
@@ -29,7 +29,7 @@ def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once
 
 
 def test_a_watcher_that_comes_as_the_last_one_leaves_is_still_served(app, client):
-    hub = app.extensions["ronda.live"]
+    hub = app.live
     game, tokens = create(client)
     for _ in range(20):  # the unsubscribe of the one leaving and the subscribe of the one coming cross
         hub.unwatch(hub.watch(game["id"]))
@@ -95,7 +95,7 @@ def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_
     def silent(*args, **options):
         raise redis.ConnectionError("the change feed did not answer")
 
-    monkeypatch.setattr(app.extensions["ronda.live"], "watch", silent)
+    monkeypatch.setattr(app.live, "watch", silent)
     answer = client.get(f"/games/{game_id}/stream")
     assert answer.status_code == 503 and answer.content_type == "application/problem+json"
     assert answer.headers["Retry-After"] == "1"

@@ -1,4 +1,4 @@
-"""RULES.md §6 and §7: the end of a round, card points, the dealer's last card, winning."""
+"""docs/rules.md §6 and §7: the end of a round, card points, the dealer's last card, winning."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""RULES.md §4: the three same-rank streak systems (darba, pile, caida), step by step."""
+"""docs/rules.md §4: the three same-rank streak systems (darba, pile, caida), step by step."""
 
 from builders import make_position, new_game, of_type, play, scores_of
 

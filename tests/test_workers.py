@@ -83,7 +83,7 @@ def test_a_job_for_a_version_that_is_gone_ends_quietly(rq_app, redis_url, queue_
     game = rv.json["game"]
     run_queue(redis_url, queue_name)
     version = client.get(f"/games/{game['id']}").json["version"]
-    moves = rq_app.extensions["ronda.services"].moves
+    moves = rq_app.services.moves
     assert version >= 2 and moves.play_bot_turn(game["id"], 1) is False  # version 1 was played already
     assert client.get(f"/games/{game['id']}").json["version"] == version
 
@@ -99,7 +99,7 @@ def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_
 
 def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(rq_app, redis_url, queue_name):
     client = rq_app.test_client()
-    sweeper, store = rq_app.extensions["ronda.services"].sweeper, rq_app.extensions["ronda.store"]
+    sweeper, store = rq_app.services.sweeper, rq_app.services.store
     queue = Queue(queue_name, connection=connect(redis_url))
     with_bot = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
         {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]["id"]
@@ -118,7 +118,7 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
 
 
 def test_a_move_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(rq_app):
-    store = rq_app.extensions["ronda.store"]
+    store = rq_app.services.store
     game_id = f"sweep-{uuid.uuid4().hex}"
     store.note_due_move(game_id, time.time())
     (_, first_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
@@ -182,7 +182,7 @@ def test_a_small_match_end_to_end_through_the_api(rq_app, redis_url, queue_name)
 
 
 def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, queue_name):
-    matches = rq_app.extensions["ronda.matches"]
+    matches = rq_app.services.matches
     match = matches.create_match({"bots": ["random", "random"], "games": 1, "rules": {"preset": "simple"}},
                                  "test-client", cap=0)
     assert matches.play_match_game(match["id"], 0) is True
@@ -251,7 +251,7 @@ def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, 
     note and loads the game (it owes nothing yet); the human's write lands then and queues
     nothing (its answer lost); then the sweeper forgets the note it read. The note the new move
     needs must survive it, and the next sweep must find the move owed."""
-    services, client = rq_app.extensions["ronda.services"], rq_app.test_client()
+    services, client = rq_app.services, rq_app.test_client()
     created = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
                                           "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
     game_id, token = created["game"]["id"], created["tokens"][0]["token"]
@@ -282,7 +282,7 @@ def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, 
 def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, redis_url, queue_name):
     """One job per game version: the sweeper queueing a waiting move again leaves one job in the
     queue; once that job ran, queueing it again makes a fresh one."""
-    dispatcher, client = rq_app.extensions["ronda.services"].dispatcher, rq_app.test_client()
+    dispatcher, client = rq_app.services.dispatcher, rq_app.test_client()
     created = client.post("/games", json={"players": 2, "first_dealer": 0, "rules": {"preset": "simple"},
                                           "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
     game_id, version = created["game"]["id"], created["game"]["version"]

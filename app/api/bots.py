@@ -10,21 +10,13 @@ from ..bots import LEVELS
 from ..errors import InvalidRequest
 from ..live.hub import CLOSED, bot_topic
 from . import idempotency
-from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, request_address, token_first
+from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, live, request_address, services, token_first
 from .matches import EntrantResult
 from .schemas import Answer, GameView
 from ..live.streams import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
-
-def accounts():
-    return current_app.extensions["ronda.accounts"]
-
-
-def live():
-    return current_app.extensions["ronda.live"]
-
 
 _TURN_ID = re.compile(r"^\d{1,20}(-\d{1,20})?$")
 TURN_ID_PATTERN = validate.Regexp(_TURN_ID, error="a turn id: <ms>-<n> or <ms>")
@@ -159,7 +151,7 @@ class Bots(MethodView):
         matches as its `entrant`, then play from its turns.
         """
         config = current_app.config
-        bot, token = accounts().register(body["name"], body.get("description"), request_address(),
+        bot, token = services().accounts.register(body["name"], body.get("description"), request_address(),
                                          config["BOT_REGISTRATIONS_PER_HOUR"], config["BOTS_PER_ADDRESS"],
                                          idempotency.resource_id())
         return {"bot": bot, "token": token}, {"Location": url_for("bots.BotResource", bot_id=bot["id"])}
@@ -173,7 +165,7 @@ class Bots(MethodView):
 
         Public: name, description, Elo rating and record. Paginated.
         """
-        listed, total = accounts().registered(pagination_parameters.first_item, pagination_parameters.page_size)
+        listed, total = services().accounts.registered(pagination_parameters.first_item, pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return listed
 
@@ -189,7 +181,7 @@ class Levels(MethodView):
         A seat takes a level as `{"type": "bot", "level": n}`; each level names its bot and its rating
         on the ladder.
         """
-        return accounts().levels()
+        return services().accounts.levels()
 
 
 @blp.route("/me/turns")
@@ -205,9 +197,9 @@ class MyTurns(MethodView):
         Answers as soon as there are notices after `after` (turns, game_over, match_over), or after
         `wait_seconds` with none. Send the answer's `cursor` as `after` next time.
         """
-        bot_id = accounts().authenticate(bearer_token())
-        after = query.get("after") or accounts().recent_cursor()
-        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts().inbox_after(bot_id, after))
+        bot_id = services().accounts.authenticate(bearer_token())
+        after = query.get("after") or services().accounts.recent_cursor()
+        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: services().accounts.inbox_after(bot_id, after))
         return {"turns": [notice for notice in notices if notice["type"] == "turn"], "notices": notices,
                 "cursor": notices[-1]["id"] if notices else after}
 
@@ -230,7 +222,7 @@ class MyTurnStream(MethodView):
         One `turn` per game version awaiting the bot, with the seat's view; `game_over` and
         `match_over` when a game or the match ends. Last-Event-ID resumes.
         """
-        service = accounts()
+        service = services().accounts
         bot_id = service.authenticate(bearer_token())
         after = header_turn_id("Last-Event-ID") or service.recent_cursor()
         return Response(turn_stream(service, live(), bot_id, after, current_app.config["SSE_KEEPALIVE_SECONDS"]),
@@ -273,7 +265,7 @@ class BotResource(MethodView):
 
         Public: name, description, Elo rating and record.
         """
-        return accounts().get(bot_id)
+        return services().accounts.get(bot_id)
 
 
 @ratings_blp.route("")
@@ -287,4 +279,4 @@ class Ratings(MethodView):
         Elo from 1500, K = 24, over every finished match game between two different entrants, highest
         first.
         """
-        return accounts().ladder()
+        return services().accounts.ladder()

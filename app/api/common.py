@@ -2,6 +2,7 @@
 
 import json
 from functools import wraps
+from typing import TYPE_CHECKING, cast
 
 import flask_smorest
 from flask import Response, current_app, make_response, request
@@ -10,6 +11,11 @@ from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 from ..errors import InvalidToken
 from .bodies import BodyOnceParser, ascii_integer
 from .schemas import Problem
+
+if TYPE_CHECKING:
+    from ..live.hub import LiveHub
+    from ..web import RondaFlask
+    from ..wiring import Services
 
 PROBLEM_DESCRIPTIONS = {
     304: "Not modified since the version in If-None-Match",
@@ -75,12 +81,14 @@ def _documented(view, document):
     return view
 
 
-def service():
-    return current_app.extensions["ronda.service"]
+def services() -> "Services":
+    """This app's services, handed to it once by create_app (app/web.py)."""
+    return cast("RondaFlask", current_app).services
 
 
-def live():
-    return current_app.extensions["ronda.live"]
+def live() -> "LiveHub":
+    """The hub this app's streams and long polls wait on."""
+    return cast("RondaFlask", current_app).live
 
 
 def request_address() -> str:

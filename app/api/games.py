@@ -7,7 +7,7 @@ from . import idempotency, schemas as s
 from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
-                     documents_problems, etag_header, if_match_version, live, not_modified, service, token_first)
+                     documents_problems, etag_header, if_match_version, live, not_modified, services, token_first)
 from ..live.streams import event_stream
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -26,7 +26,7 @@ class Games(MethodView):
         Open games wait for players (claim a seat with claimSeat); active and finished games can be
         watched. Paginated: `page` and `page_size`, with the totals in `X-Pagination`.
         """
-        games, total = service().list_games(query["status"], pagination_parameters.first_item,
+        games, total = services().games.list_games(query["status"], pagination_parameters.first_item,
                                             pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return games
@@ -50,9 +50,9 @@ class Games(MethodView):
         `level`), or open for claimSeat. `rules` takes a preset and any option. Send Idempotency-Key
         to retry safely: a replay answers the same game and tokens.
         """
-        created, tokens = service().create_game(request, idempotency.resource_id())
+        created, tokens = services().games.create_game(request, idempotency.resource_id())
         game_id = created.doc["id"]
-        body = {"game": service().view_of(created, None),
+        body = {"game": services().games.view_of(created, None),
                 "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
         return body, {"Location": url_for("games.Game", game_id=game_id), **etag_header(created.version)}
 
@@ -68,10 +68,10 @@ class Game(MethodView):
         No hand, no stock order and no seed before the end. The ETag is the game's version: If-None-
         Match answers 304 while nothing changed.
         """
-        cached = not_modified(service().version(game_id))
+        cached = not_modified(services().games.version(game_id))
         if cached:
             return cached
-        view, version = service().view(game_id)
+        view, version = services().games.view(game_id)
         return view, etag_header(version)
 
 
@@ -92,10 +92,10 @@ class SeatView(MethodView):
         """
         token = bearer_token() or ""
         if "after_version" in query:
-            service().seat_for(game_id, token)  # refuse a bad token before waiting, not after
+            services().games.seat_for(game_id, token)  # refuse a bad token before waiting, not after
             live().wait_for_change(game_id, query["after_version"], query["wait_seconds"],
-                                   lambda: service().version(game_id))
-        view, version = service().view(game_id, token)
+                                   lambda: services().games.version(game_id))
+        view, version = services().games.view(game_id, token)
         return not_modified(version) or (view, etag_header(version))
 
 
@@ -112,8 +112,8 @@ class Stream(MethodView):
         A `snapshot` (the view) first, then every `event` this viewer may see, each with its id; Last-
         Event-ID resumes without loss or duplicates. The stream ends with the game.
         """
-        seat = service().seat_for(game_id, bearer_token())
-        stream = event_stream(service(), live(), game_id, seat, header_integer("Last-Event-ID"),
+        seat = services().games.seat_for(game_id, bearer_token())
+        stream = event_stream(services().games, live(), game_id, seat, header_integer("Last-Event-ID"),
                               current_app.config["SSE_KEEPALIVE_SECONDS"])
         return Response(stream, mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
@@ -131,8 +131,8 @@ class Seat(MethodView):
         The seat's secret token comes only in this answer; the game starts when every seat is taken.
         Location names your seat's view.
         """
-        claimed, token = service().claim_seat(game_id, seat, request.get("name"))
-        return ({"seat": seat, "token": token, "game": service().view_of(claimed, seat)},
+        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"))
+        return ({"seat": seat, "token": token, "game": services().games.view_of(claimed, seat)},
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
 
 
@@ -148,7 +148,7 @@ class LeaveSeat(MethodView):
 
         A bot (greedy unless `bot` names another) plays the seat from now on; the token stops working.
         """
-        view, version = service().leave_seat(game_id, seat, bearer_token(), request["bot"])
+        view, version = services().games.leave_seat(game_id, seat, bearer_token(), request["bot"])
         return view, etag_header(version)
 
 
@@ -170,8 +170,8 @@ class Actions(MethodView):
         another action came first (read the view again); 422: the rules refuse it now (the problem
         lists the legal actions).
         """
-        version = if_match_version(lambda: service().version(game_id))
-        view, events, version = service().act(game_id, bearer_token(), version, action)
+        version = if_match_version(lambda: services().games.version(game_id))
+        view, events, version = services().games.act(game_id, bearer_token(), version, action)
         return {"game": view, "events": events}, etag_header(version)
 
 
@@ -187,4 +187,4 @@ class Events(MethodView):
         Events after `after`, as this viewer may see them (hands of other seats hidden), at most
         `limit` at a time: page on with the last id.
         """
-        return service().events(game_id, bearer_token(), query["after"], query["limit"])
+        return services().games.events(game_id, bearer_token(), query["after"], query["limit"])

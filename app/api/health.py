@@ -7,7 +7,7 @@ from flask import current_app
 from flask.views import MethodView
 from marshmallow import fields
 
-from .common import Blueprint, documents_problems
+from .common import Blueprint, documents_problems, services
 from .schemas import Answer
 
 blp = Blueprint("health", __name__, url_prefix="/health", description="Service health")
@@ -47,5 +47,5 @@ class Ready(MethodView):
 
         For readiness probes and load balancers: 200 when Redis answers, else 503.
         """
-        current_app.extensions["ronda.store"].redis.ping()
+        services().store.ping()
         return _health()

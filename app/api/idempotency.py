@@ -17,7 +17,8 @@ from flask import current_app, g, request
 
 from ..ops.connection import StoreUnavailable
 from ..ops.keys import idempotency_key
-from .common import request_address
+from ..ops.request_records import RequestRecords
+from .common import request_address, services
 from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidIdempotencyKey
 
 log = logging.getLogger(__name__)
@@ -42,14 +43,14 @@ def replay_or_reserve():
         return None
     if not 1 <= len(key) <= 255:
         raise InvalidIdempotencyKey("a key is 1 to 255 characters")
-    redis = current_app.extensions["ronda.store"].redis
-    storage = idempotency_key(_scope(key))
+    records = services().requests
+    scope = _scope(key)
     fingerprint = hashlib.sha256(request.get_data()).hexdigest()
     lease = current_app.config["IDEMPOTENCY_LEASE_SECONDS"]
-    if redis.set(storage, json.dumps({"state": IN_PROGRESS, "fingerprint": fingerprint}), nx=True, ex=lease):
-        g.idempotency = (storage, fingerprint)
+    if records.reserve(scope, {"state": IN_PROGRESS, "fingerprint": fingerprint}, lease):
+        g.idempotency = (scope, fingerprint)
         return None
-    stored = json.loads(redis.get(storage) or "null")
+    stored = records.read(scope)
     if stored is None:
         raise IdempotentRequestInProgress("retry in a moment")
     if stored["fingerprint"] != fingerprint:
@@ -70,7 +71,8 @@ def resource_id() -> str | None:
     reserved = g.get("idempotency")
     if reserved is None:
         return None
-    digest = hashlib.sha256(" ".join(reserved).encode()).digest()[:16]
+    scope, fingerprint = reserved
+    digest = hashlib.sha256(f"{idempotency_key(scope)} {fingerprint}".encode()).digest()[:16]
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
@@ -92,9 +94,9 @@ def _without_tokens(response) -> tuple[str, list[int] | None]:
 def _with_tokens(text: str, seats: list[int]) -> str:
     body = json.loads(text)
     if "bot" in body:  # a registered bot's (its seats are none)
-        body["token"] = current_app.extensions["ronda.accounts"].token_of(body["bot"]["id"])
+        body["token"] = services().accounts.token_of(body["bot"]["id"])
         return json.dumps(body, separators=(",", ":"))
-    tokens = current_app.extensions["ronda.service"].tokens_of(body["game"]["id"], seats)
+    tokens = services().games.tokens_of(body["game"]["id"], seats)
     if "tokens" in body:
         for entry in body["tokens"]:
             entry["token"] = tokens.get(entry["seat"])  # None once the seat was left to a bot
@@ -107,34 +109,34 @@ def remember(response):
     reserved = g.pop("idempotency", None)
     if reserved is None:
         return response
-    storage, fingerprint = reserved
-    redis = current_app.extensions["ronda.store"].redis
+    scope, fingerprint = reserved
+    records = services().requests
     try:
         if response.status_code >= 500:
-            redis.delete(storage)  # the retry may run for real
+            records.forget(scope)  # the retry may run for real
             return response
         kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
         body, token_seats = _without_tokens(response)
         record = {"state": "done", "fingerprint": fingerprint, "status": response.status_code,
                   "headers": kept, "body": body, "token_seats": token_seats}
-        text, ttl = json.dumps(record), current_app.config["IDEMPOTENCY_TTL"]
+        ttl = current_app.config["IDEMPOTENCY_TTL"]
         try:
-            redis.set(storage, text, ex=ttl)
+            records.keep(scope, record, ttl)
         except StoreUnavailable:  # the answer stands; its record follows once the store answers
             lease_ends = time.monotonic() + current_app.config["IDEMPOTENCY_LEASE_SECONDS"]
-            threading.Thread(target=_keep_trying, args=(redis, storage, text, ttl, lease_ends), daemon=True).start()
+            threading.Thread(target=_keep_trying, args=(records, scope, record, ttl, lease_ends), daemon=True).start()
     except StoreUnavailable:  # the key frees itself when its lease runs out
         current_app.logger.warning("idempotency record not cleared: the store does not answer")
     return response
 
 
-def _keep_trying(redis, storage: str, text: str, ttl: int, lease_ends: float):
+def _keep_trying(records: RequestRecords, scope: str, record: dict, ttl: int, lease_ends: float):
     """Write an answer's record until the store takes it or the lease is over (then a retry runs
     for real, as after a process that died)."""
     while time.monotonic() < lease_ends:
         time.sleep(RECORD_RETRY_SECONDS)
         try:
-            redis.set(storage, text, ex=ttl)
+            records.keep(scope, record, ttl)
             return
         except StoreUnavailable:
             continue

@@ -46,10 +46,10 @@ def budgets(config) -> list[Budget]:
 
 
 class Limits:
-    def __init__(self, config, redis, exempt_blueprints):
+    def __init__(self, config, counts: WindowCounts, exempt_blueprints):
         self.budgets = budgets(config)
         self.address = next((b for b in self.budgets if b.scope == "address"), None)
-        self.counts = WindowCounts(redis)
+        self.counts = counts
         self.exempt = {blueprint.name for blueprint in exempt_blueprints}
 
     def check(self):
@@ -89,9 +89,9 @@ class Limits:
         return response
 
 
-def install(app, redis_client, exempt_blueprints):
-    """Limits counted in this process and shared through the store's Redis; CORS when configured."""
-    limits = Limits(app.config, redis_client, exempt_blueprints)
+def install(app, counts: WindowCounts, exempt_blueprints):
+    """Limits counted in this process and shared through the store's Redis (`counts`); CORS when configured."""
+    limits = Limits(app.config, counts, exempt_blueprints)
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:

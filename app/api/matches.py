@@ -7,13 +7,9 @@ from marshmallow import Schema, fields, validate
 from ..accounts.service import MAX_MOVE_SECONDS
 from ..matches.service import FORFEIT_TIMEOUTS, MAX_GAMES
 from . import schemas as s
-from .common import Blueprint, documents_problems, request_address
+from .common import Blueprint, documents_problems, request_address, services
 
 blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
-
-
-def matches():
-    return current_app.extensions["ronda.matches"]
 
 
 class CreateMatchRequest(Schema):
@@ -79,7 +75,7 @@ class Matches(MethodView):
         (duplicate); a registered bot (`bot:<id>`) plays its games live over HTTP. Poll getMatch for
         the standings.
         """
-        match = matches().create_match(request, request_address(), current_app.config["MATCH_GAMES_PER_CLIENT"])
+        match = services().matches.create_match(request, request_address(), current_app.config["MATCH_GAMES_PER_CLIENT"])
         return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
 
 
@@ -94,7 +90,7 @@ class MatchResource(MethodView):
         Wins, win rates with their Wilson 95% intervals, mean points and mean ms per move per entrant;
         `forfeited_by` when a registered bot timed out too often.
         """
-        return matches().status(match_id)
+        return services().matches.status(match_id)
 
 
 @blp.route("/<match_id>/games")
@@ -108,7 +104,7 @@ class MatchGames(MethodView):
 
         Summaries of the match's games, oldest first; each is a game resource (its events replay it).
         """
-        games, total = matches().match_games(match_id, pagination_parameters.first_item,
+        games, total = services().matches.match_games(match_id, pagination_parameters.first_item,
                                              pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return games

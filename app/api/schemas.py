@@ -9,7 +9,7 @@ from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 ACTION_TYPES = ("play", "declare", "pass")
 DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
 MAX_COUNTER = 2**31 - 1  # versions and event ids stay far below; Redis indexes are 64-bit
-MAX_TARGET = 1000  # RULES.md's largest preset target is 81; a game to 1,000 still ends
+MAX_TARGET = 1000  # the largest preset target (docs/rules.md §8) is 81; a game to 1,000 still ends
 MAX_POINTS = 100  # any one option's points
 NAME = validate.Length(max=40)
 

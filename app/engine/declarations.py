@@ -1,4 +1,4 @@
-"""Ronda and tringa (RULES.md §5, §10): what a dealt hand declares, and who wins a deal's pot."""
+"""Ronda and tringa (docs/rules.md §5, §10): what a dealt hand declares, and who wins a deal's pot."""
 
 from functools import cache
 from typing import NamedTuple

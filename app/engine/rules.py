@@ -1,4 +1,4 @@
-"""Rule options (RULES.md §8): one engine, named options, one preset per source."""
+"""Rule options (docs/rules.md §8): one engine, named options, one preset per source."""
 
 from dataclasses import dataclass, field, fields, replace
 
@@ -50,7 +50,7 @@ class Rules:
                                        f"(possible: {', '.join(map(str, self.player_counts()))})")
 
     def hand_sizes(self, players: int) -> tuple[int, ...]:
-        """Cards per hand in each deal of a round (RULES.md §2)."""
+        """Cards per hand in each deal of a round (docs/rules.md §2)."""
         if self.deal == "hand4":
             return (4,) * 5 if players == 2 else (4, 3, 3)
         return (3,) * ((40 - 4) // (3 * players))

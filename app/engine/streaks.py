@@ -1,4 +1,4 @@
-"""The three same-rank streak systems of RULES.md §4, one function each.
+"""The three same-rank streak systems of docs/rules.md §4, one function each.
 
 Each takes the game, the seat, the card (already out of the hand), its rank and the card the
 previous play dropped (-1 when it dropped nothing), resolves the play, and answers

@@ -1,4 +1,4 @@
-"""What a seat (or a spectator, seat None) may know (RULES.md §9), for REST, events and bots alike."""
+"""What a seat (or a spectator, seat None) may know (docs/rules.md §9), for REST, events and bots alike."""
 
 from .actions import action_to_dict
 from .cards import RANKS, ids

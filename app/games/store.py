@@ -110,6 +110,10 @@ class GameStore:
         self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
         self._note_due_move = client.register_script(_NOTE_DUE_MOVE)
 
+    def ping(self):
+        """Raises StoreUnavailable unless the store answers (a readiness probe)."""
+        self.redis.ping()
+
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
         created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
                                             [_dump(doc), self._ttl(doc), *map(_dump, events)])
