@@ -78,7 +78,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
 
     if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them
         hops = app.config["TRUSTED_PROXIES"]
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops)  # type: ignore[method-assign]
 
     @app.get("/metrics")
     def prometheus_metrics():

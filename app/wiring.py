@@ -32,7 +32,7 @@ from .ops.window_counts import WindowCounts
 
 _PROCESS_SECRET = secrets.token_bytes(32)
 _in_process_server = None
-_hubs = weakref.WeakSet()
+_hubs: weakref.WeakSet[LiveHub] = weakref.WeakSet()
 _job_services: dict[str, "Services"] = {}
 
 

@@ -18,7 +18,7 @@ import secrets
 import socket
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker
@@ -153,7 +153,7 @@ def healthy(redis_url: str) -> bool:
     """The health check of a host: every running `ronda worker` here has both its processes
     registered and alive, and its live-moves process sent a heartbeat lately."""
     prefix = f"ronda.{socket.gethostname()}."
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     roles: dict[int, set[str]] = {}
     for worker in Worker.all(connection=connect(redis_url)):
         if not worker.name.startswith(prefix):

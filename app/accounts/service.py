@@ -32,7 +32,7 @@ class AccountService:
 
     # ----- registry ----------------------------------------------------------------------------
     def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int,
-                 bot_id: str | None = None) -> tuple[dict, str]:
+                 bot_id: str | None = None) -> tuple[dict, str | None]:
         """A new bot for `client` (an address), within its limits: `per_hour` registrations, and
         `cap` bots registered within the idle ttl (0: no limit). `bot_id`, when given, is the same
         for every retry of one request: a retry after a first run that died finds its bot."""
@@ -122,7 +122,8 @@ class AccountService:
     def inbox_after(self, bot_id: str, after: str) -> list[dict]:
         """The notices after `after`, oldest first, each with its id (turns kept from before
         notices had a type are turns)."""
-        return [{"id": entry_id, "type": "turn", **notice} for entry_id, notice in self.store.inbox_after(bot_id, after)]
+        return [{"id": entry_id, "type": "turn", **notice}
+                for entry_id, notice in self.store.inbox_after(bot_id, after)]
 
     # ----- ladder ------------------------------------------------------------------------------
     def rate_game(self, winner: str, loser: str):

@@ -3,8 +3,8 @@
 import json
 import time
 
-import redis
 
+from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
 from ..ops.keys import BOT_INDEX_KEY, RATINGS_KEY, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
 
@@ -49,7 +49,7 @@ return 1
 
 
 class AccountStore:
-    def __init__(self, client: redis.Redis, publish: str, idle_ttl: int):
+    def __init__(self, client: RedisClient, publish: str, idle_ttl: int):
         """`idle_ttl`: seconds a bot is kept after its token was last used."""
         self.redis = client
         self.publish, self.idle_ttl = publish, idle_ttl
@@ -79,7 +79,7 @@ class AccountStore:
         if offset >= total:  # also a page number past any Redis index
             return [], total
         ids = [i.decode() for i in self.redis.zrange(BOT_INDEX_KEY, offset, offset + limit - 1)]
-        docs = dict(zip(ids, map(self.load, ids)))
+        docs = dict(zip(ids, map(self.load, ids), strict=True))
         lapsed = [bot_id for bot_id, doc in docs.items() if doc is None]
         if lapsed:
             self.redis.zrem(BOT_INDEX_KEY, *lapsed)

@@ -165,7 +165,8 @@ class Bots(MethodView):
 
         Public: name, description, Elo rating and record. Paginated.
         """
-        listed, total = services().accounts.registered(pagination_parameters.first_item, pagination_parameters.page_size)
+        listed, total = services().accounts.registered(pagination_parameters.first_item,
+                                                       pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return listed
 
@@ -199,7 +200,8 @@ class MyTurns(MethodView):
         """
         bot_id = services().accounts.authenticate(bearer_token())
         after = query.get("after") or services().accounts.recent_cursor()
-        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: services().accounts.inbox_after(bot_id, after))
+        accounts = services().accounts
+        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts.inbox_after(bot_id, after))
         return {"turns": [notice for notice in notices if notice["type"] == "turn"], "notices": notices,
                 "cursor": notices[-1]["id"] if notices else after}
 

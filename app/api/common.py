@@ -170,9 +170,9 @@ def documents_problems(blp: Blueprint, *statuses, rate_limited=True, store=True)
     return decorate
 
 
-SEAT_TOKEN = [{"seatToken": []}, {"botToken": []}]  # a registered bot acts with its own token
-OPTIONAL_SEAT_TOKEN = [{}, {"seatToken": []}, {"botToken": []}]
-BOT_TOKEN = [{"botToken": []}]
+SEAT_TOKEN: list[dict] = [{"seatToken": []}, {"botToken": []}]  # a registered bot acts with its own token
+OPTIONAL_SEAT_TOKEN: list[dict] = [{}, {"seatToken": []}, {"botToken": []}]
+BOT_TOKEN: list[dict] = [{"botToken": []}]
 IF_MATCH = {"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"},
             "description": "the `version` of the view the action is based on, as its ETag: `\"7\"`. Compared "
                            "strongly (RFC 9110): a list matches when one tag names the game's version, a weak "

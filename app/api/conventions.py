@@ -77,7 +77,7 @@ class HttpConventions(BasePlugin):
                 "oneOf": [_ref("schemas", name) for name in names],
                 "discriminator": {"propertyName": "event",
                                   "mapping": {event: f"#/components/schemas/{name}"
-                                              for event, name in zip(messages, names)}}})
+                                              for event, name in zip(messages, names, strict=True)}}})
 
     def operation_helper(self, path=None, operations=None, rule=None, **kwargs):
         for method, operation in operations.items():

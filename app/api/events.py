@@ -20,7 +20,8 @@ EVENT_KINDS = {
         "round": required(fields.Integer), "dealer": required(fields.Integer)}),
     "deal": ("Cards are dealt: `hand` is the viewer's own (null for spectators), the rest is public.", {
         "round": required(fields.Integer), "deal": required(fields.Integer), "dealer": required(fields.Integer),
-        "hand": required(fields.List, fields.String(), allow_none=True), "hand_counts": required(fields.List, fields.Integer()),
+        "hand": required(fields.List, fields.String(), allow_none=True),
+        "hand_counts": required(fields.List, fields.Integer()),
         "table": required(fields.List, fields.String()), "stock": required(fields.Integer),
         "last_deal": required(fields.Boolean)}),
     "play": ("A seat plays `card` from its hand.", {
@@ -31,12 +32,14 @@ EVENT_KINDS = {
         "seat": required(fields.Integer), "camp": required(fields.Integer), "card": required(fields.String),
         "taken": required(fields.List, fields.String()), "reason": required(fields.String)}),
     "pile_formed": ("The played card and its match start a pile (pile streaks).", {
-        "seat": required(fields.Integer), "camp": required(fields.Integer), "cards": required(fields.List, fields.String())}),
+        "seat": required(fields.Integer), "camp": required(fields.Integer),
+        "cards": required(fields.List, fields.String())}),
     "pile_joined": ("A card of the pile's rank joins it; `step` names the chain's length.", {
         "seat": required(fields.Integer), "camp": required(fields.Integer), "card": required(fields.String),
         "step": required(fields.String)}),
     "pile_collected": ("The pile goes to the camp that ended its chain.", {
-        "seat": required(fields.Integer), "camp": required(fields.Integer), "cards": required(fields.List, fields.String())}),
+        "seat": required(fields.Integer), "camp": required(fields.Integer),
+        "cards": required(fields.List, fields.String())}),
     "declaration": ("A seat declares; `rank` is null while hidden from this viewer.", {
         "seat": required(fields.Integer), "camp": required(fields.Integer),
         "kind": required(fields.String, validate=validate.OneOf(DECLARATION_KINDS)),
@@ -51,7 +54,8 @@ EVENT_KINDS = {
         "seat": fields.Integer(), "kind": fields.String(), "rank": fields.Integer(allow_none=True),
         "card_count": fields.Integer()}),
     "table_swept": ("The last capturer takes what is left on the table at the round's end.", {
-        "seat": required(fields.Integer), "camp": required(fields.Integer), "cards": required(fields.List, fields.String())}),
+        "seat": required(fields.Integer), "camp": required(fields.Integer),
+        "cards": required(fields.List, fields.String())}),
     "round_end": ("A round ends: scores and cards captured per camp.", {
         "round": required(fields.Integer), "scores": required(fields.List, fields.Integer()),
         "captured": required(fields.List, fields.Integer())}),

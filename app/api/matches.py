@@ -75,7 +75,8 @@ class Matches(MethodView):
         (duplicate); a registered bot (`bot:<id>`) plays its games live over HTTP. Poll getMatch for
         the standings.
         """
-        match = services().matches.create_match(request, request_address(), current_app.config["MATCH_GAMES_PER_CLIENT"])
+        match = services().matches.create_match(request, request_address(),
+                                                current_app.config["MATCH_GAMES_PER_CLIENT"])
         return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
 
 

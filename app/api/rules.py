@@ -30,5 +30,6 @@ class Presets(MethodView):
         One preset per rule source, each with every option's value: what a create screen offers. The
         rules page explains each option.
         """
-        return [{"name": name, "summary": SUMMARIES[name], "players": list(rules.player_counts()), "options": rules.to_dict()}
+        return [{"name": name, "summary": SUMMARIES[name], "players": list(rules.player_counts()),
+                 "options": rules.to_dict()}
                 for name, rules in PRESETS.items()]

@@ -116,7 +116,7 @@ def _declaration_worth(position, seat) -> float:
         return won.get(camp, 0) - others_best
 
     undeclared = declaration_value(kind, announce) if announce.undeclared_penalty and g.deal_index == 0 else 0
-    return margin(others + [Declaration(seat, kind, rank)]) - margin(others, undeclared)
+    return margin([*others, Declaration(seat, kind, rank)]) - margin(others, undeclared)
 
 
 def _lookahead(game, camp, root, depth, evaluate, alpha=-math.inf, beta=math.inf):
@@ -167,7 +167,7 @@ def _evaluate(game, camp, root):
     scores = game.scores
     if game.round_index == root.round_index:
         scores = [points + LEAF_CARD_VALUE * (len(now) - len(before))
-                  for points, now, before in zip(game.scores, game.captured, root.captured)]
+                  for points, now, before in zip(game.scores, game.captured, root.captured, strict=True)]
     return win_probability(scores, camp, game.rules.target)
 
 

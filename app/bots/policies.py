@@ -63,7 +63,8 @@ def immediate_gain(position, after, seat):
     """What `seat`'s play took `position` to `after`: points over the others, a win, cards taken."""
     camp = after.camp_of[seat]
     scores, taken = position.scores, len(position.captured[camp])
-    gain = sum((new - old) * (1 if c == camp else -1) for c, (new, old) in enumerate(zip(after.scores, scores)))
+    gain = sum((new - old) * (1 if c == camp else -1)
+               for c, (new, old) in enumerate(zip(after.scores, scores, strict=True)))
     if after.winner is not None:
         gain += 100 if after.winner == camp else -100
     return gain + CARD_WEIGHT * (len(after.captured[camp]) - taken)

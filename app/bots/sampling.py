@@ -128,7 +128,8 @@ class Sampler:
 
 def _plays_seen(history, camp_of) -> dict[int, list[SeenPlay]]:
     """The deal's plays by seat, from its events: the table and the previous rank before each."""
-    table, plays, previous = set(), {}, None  # previous: (seat, card) of the last play
+    plays: dict[int, list[SeenPlay]] = {}
+    table, previous = set(), None  # previous: (seat, card) of the last play
     for event in history:
         kind = event["type"]
         if kind == "deal":

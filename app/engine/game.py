@@ -4,12 +4,16 @@ The state is mutable on purpose: search bots play out hundreds of deals per move
 `apply` changes the game in place and `clone` is cheap. Nothing here does I/O.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from . import randomness, rounds
 from .cards import CARD_IDS, RANK_OF, RANKS, ids, parse_cards
 from .declarations import Declaration, combination
 from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
                      NotYourTurn)
 from .phases import DECLARING, OVER, PLAYING, Won
+from .rules import Rules
 from .seats import NEXT_SEAT, PLAYING_ORDERS
 from .streaks import PLAYS
 from .written_out import defined
@@ -26,6 +30,52 @@ class Game:
         "last_capturer", "last_play", "last_card", "streak", "streak_step", "chain_len",
         "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k", "live_win_check",
         "round_start_scores", "round_log", "deal_next_round", "_play_card")
+    # The slots' types, for readers and the type checker (annotations without values add no class attribute).
+    rules: Rules
+    players: int
+    seed: str
+    camp_of: tuple[int, ...]
+    camps: int
+    hand_sizes: tuple[int, ...]
+    events: list[dict] | None
+    dealer: int
+    round_index: int
+    deal_index: int
+    scores: list[int]
+    winner: int | None
+    phase: str
+    turn: int | None
+    stock: list[int]
+    hands: list[list[int]]
+    cards_in_hands: int
+    table: list[int]
+    table_count: list[int]
+    pile: list[int]
+    captured: list[list[int]]
+    holdings: list[tuple | None]
+    declarations: list[Declaration]
+    answered: list[bool]
+    declarations_open: bool
+    revealed: bool
+    undeclared: list[tuple[int, tuple]]
+    prev_rank: int | None
+    dropped: int
+    last_capturer: int | None
+    last_play: tuple | None
+    last_card: bool
+    streak: Any
+    streak_step: tuple | None
+    chain_len: int
+    chain_rank: int | None
+    chain_seat: int | None
+    chain_missa: bool
+    caida_rank: int | None
+    caida_k: int
+    live_win_check: bool
+    round_start_scores: list[int]
+    round_log: list | None
+    deal_next_round: bool
+    _play_card: Callable
 
     def __init__(self, rules, players, seed=None, deck=None, first_dealer=None, record_events=True):
         rules.check_players(players)
@@ -65,10 +115,10 @@ class Game:
         """Seats that may act now (several while `together` declarations are open)."""
         phase = self.phase
         if phase == PLAYING:
-            return [self.turn]
+            return [self.turn]  # type: ignore[list-item]  # a seat while playing
         if phase == DECLARING and self.turn is None:
             return [s for s in range(self.players) if not self.answered[s]]
-        return [] if phase == OVER else [self.turn]
+        return [] if phase == OVER else [self.turn]  # type: ignore[list-item]  # a seat declaring in turn
 
     def apply(self, seat: int, action: int) -> list[dict] | None:
         """Apply a legal action in place; answer the events it caused (None when not recording)."""
@@ -85,7 +135,7 @@ class Game:
                 self._answer(seat, declare=action == DECLARE)
                 return self.events
             # Playing a card, here rather than in a method of its own: it is most of what search does.
-            hand.remove(action)
+            hand.remove(action)  # type: ignore[union-attr]  # a hand: the empty tuple never holds the action
             in_hands = self.cards_in_hands = self.cards_in_hands - 1
             self.answered[seat] = True
             if not in_hands and not self.stock:
@@ -168,7 +218,7 @@ class Game:
             card = stock.pop(0)
             rank = RANK_OF[card]
             # Forbidden: a second card of a rank, or the fourth of four ranks in a row.
-            if restricted and (count[rank] or len(table) == 3 and _four_in_a_row(table, rank)):
+            if restricted and (count[rank] or (len(table) == 3 and _four_in_a_row(table, rank))):
                 stock.insert(len(stock) // 2, card)
                 rejected += 1
                 if rejected > len(stock):  # the front half cycled through: no legal table exists
@@ -300,7 +350,8 @@ class Game:
 
 # _IN_RUN[low][high][card]: is the card of a rank from low up to, not including, high? (A lookup
 # costs a third of the comparisons it replaces.)
-_IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) for high in range(11)) for low in range(10))
+_IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) for high in range(11))
+                for low in range(10))
 
 
 def _state_copier(slots, lists, lists_of_lists):

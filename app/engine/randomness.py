@@ -61,7 +61,7 @@ class SeedStream:
         while True:
             if self._next == len(self._words):
                 self._read(self._next + _CHUNK)
-            word = self._words[self._next]
+            word: int = self._words[self._next]
             self._next += 1
             if word < limit:
                 return word % n

@@ -59,9 +59,8 @@ def close_declaring(g):
     g.phase = PLAYING
     g.turn = NEXT_SEAT[g.players][g.dealer]
     when = g.rules.announce.when
-    if when == "in_turn_first_deal":
-        resolve_declarations(g, reveal=False)
-    elif g.declarations and certain_from_kinds(g.declarations, g.rules.announce, g.camp_of, g.players):
+    if when == "in_turn_first_deal" or (
+            g.declarations and certain_from_kinds(g.declarations, g.rules.announce, g.camp_of, g.players)):
         resolve_declarations(g, reveal=False)
 
 
@@ -140,7 +139,7 @@ def _sweep_table(g):
 
 
 def _dealer_last_card(g):
-    seat, took, rank = g.last_play
+    _, took, rank = g.last_play
     dealer_camp = g.camp_of[g.dealer]
     if took and rank == KING:
         g.score(dealer_camp, DEALER_LAST_CARD_POINTS, "dealer_last_card")

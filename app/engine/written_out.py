@@ -4,6 +4,6 @@ hot paths where a loop over fixed names or positions cost far more than the stat
 
 def defined(source: str, name: str):
     """The function `name` that the `def` in `source` defines."""
-    scope = {}
+    scope: dict = {}
     exec(source, scope)
     return scope[name]

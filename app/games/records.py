@@ -1,9 +1,9 @@
 """A game as the store keeps it, and what follows from its document alone."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import NamedTuple
 
-from ..engine import OVER, observation
+from ..engine import OVER, Game, observation
 from .seats import public_seats
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
@@ -13,13 +13,13 @@ class Written(NamedTuple):
     """A write that stood: what the after-write effects act on."""
     doc: dict
     version: int
-    game: object  # the engine's Game at that version
+    game: Game  # the engine's at that version
     previous_status: str | None  # None for a game just created
     owed: tuple[str, float] | None  # the move the game now owes (see owed_move)
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def status_of(doc, game) -> str:

@@ -6,7 +6,8 @@ import time
 
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
                       rules_from_request, visible_event)
-from ..errors import GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired, SeatTaken, StaleVersion
+from ..errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired, SeatTaken,
+                      StaleVersion)
 from ..ops import metrics
 from .records import FINISHED, OPEN, summary, view_of
 from .seats import Seats
@@ -40,7 +41,7 @@ class GameService:
         game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
         try:
-            loaded = self.writer.create(game_id, game, seat_docs, game.events, timeout, _dealing(request))
+            loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request))
         except GameExists:  # only a given id can exist already
             loaded = self.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)
@@ -169,7 +170,7 @@ class GameService:
             raise GameNotStarted("the game starts when every seat is taken")
         game = game if game is not None else game_from_dict(doc["engine"])
         try:
-            events = [*preamble, *perform(game, seat, action)]
+            events = [*preamble, *(perform(game, seat, action) or ())]  # a stored game records its events
         except (IllegalAction, InvalidAction) as error:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise

@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 import redis
 
-from ..ops.connection import SHARDED_FEED, PLAIN_FEED, StoreUnavailable, dump as _dump, has_sharded_pubsub
+from ..ops.connection import PLAIN_FEED, SHARDED_FEED, RedisClient, StoreUnavailable, has_sharded_pubsub
+from ..ops.connection import dump as _dump
 from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, state_key,
                         status_index_key)
 
@@ -99,7 +100,7 @@ class VersionConflict(Exception):
 
 
 class GameStore:
-    def __init__(self, client: redis.Redis, ttl_by_status: dict[str, int], replicas: int = 0,
+    def __init__(self, client: RedisClient, ttl_by_status: dict[str, int], replicas: int = 0,
                  replica_wait_ms: int = 1000):
         self.redis = client
         self.ttl_by_status = ttl_by_status
@@ -248,7 +249,7 @@ class GameStore:
         pipe = self.redis.pipeline(transaction=False)
         for game_id in candidates:
             pipe.exists(state_key(game_id))
-        gone = [game_id for game_id, exists in zip(candidates, pipe.execute()) if not exists]
+        gone = [game_id for game_id, exists in zip(candidates, pipe.execute(), strict=True) if not exists]
         self.forget_missing(status, gone)
         return len(gone)
 

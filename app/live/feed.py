@@ -121,7 +121,7 @@ class _NodeReader:
         back to the requests' pool, and a cluster client drops its nodes' connections when it learns
         the slots again, which would cut every shard's subscriptions, not only a lost one's."""
         self.name = name
-        self.topics = set()
+        self.topics: set[str] = set()
         own = redis.ConnectionPool(connection_class=pool.connection_class, max_connections=1, **pool.connection_kwargs)
         self._pubsub = redis.Redis(connection_pool=own).pubsub()
         self._notices = notices

@@ -36,7 +36,7 @@ class Watcher:
 
     def __init__(self, game_id: str, seat: int | None, wants_events: bool):
         self.game_id, self.seat, self.wants_events = game_id, seat, wants_events
-        self.inbox = queue.SimpleQueue()
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.subscribed = threading.Event()
 
     def next(self, timeout: float):
@@ -53,13 +53,13 @@ class LiveHub:
         what a stream sends (done once per viewer)."""
         self.store, self.render = store, render
         self._feed = feed
-        self._watchers = defaultdict(set)
-        self._cursor = {}  # game id -> events read so far
-        self._behind = set()  # topics to read again: their node was lost and they are subscribed anew
-        self._requests = queue.SimpleQueue()
+        self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
+        self._cursor: dict[str, int] = {}  # game id -> events read so far
+        self._behind: set[str] = set()  # topics to read again: their node was lost and they are subscribed anew
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
-        self._thread = None  # started by the first watcher: most processes never stream
+        self._thread: threading.Thread | None = None  # started by the first watcher: most processes never stream
 
     # ----- watchers ------------------------------------------------------------------------
     def watch(self, game_id: str, seat: int | None = None, wants_events: bool = True,
@@ -207,7 +207,7 @@ class LiveHub:
             for watcher in watchers:
                 watcher.inbox.put(("change", (None, None)))
             return
-        events = []
+        events: list[dict] = []
         while True:
             batch = self.store.events(game_id, self._cursor[game_id] + len(events), EVENTS_PER_READ)
             events += batch

@@ -38,7 +38,7 @@ class PlayedGame:
     forfeited_by: int | None = None  # an entrant who forfeited the match during this game
 
     @property
-    def winner(self) -> int:
+    def winner(self) -> int | None:
         """The winning camp: the game's, unless an entrant forfeited in it, which loses it whoever
         then played its seat to the end."""
         game = self.game
@@ -61,8 +61,10 @@ def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_eve
     entrants = seating(players, game_index)
     game = Game(rules, players, seed=deck_seed(match_seed, game_index, players), first_dealer=0)
     rngs = [random.Random(f"{match_seed}:{game_index}:entrant{entrants[seat]}") for seat in range(players)]
-    played = PlayedGame(game, entrants, [[] for _ in range(players)], list(game.events) if keep_events else None)
-    history = deal_events(game.events)
+    dealt = game.events
+    assert dealt is not None  # a game records its events unless made with record_events=False
+    played = PlayedGame(game, entrants, [[] for _ in range(players)], list(dealt) if keep_events else None)
+    history = deal_events(dealt)
     while game.winner is None:
         seat = game.awaiting()[0]
         if observe is not None:
@@ -71,6 +73,7 @@ def play_game(rules, bots: list[str], match_seed: str, game_index: int, keep_eve
         action = policies[bots[entrants[seat]]](seat_knowledge(game, seat, history), rngs[seat])
         played.move_ms[seat].append((time.perf_counter() - started) * 1000)
         events = game.apply(seat, action)
+        assert events is not None
         history = deal_events(history + events)
         if played.events is not None:
             played.events.extend(events)
@@ -115,7 +118,7 @@ def standings(bots: list[str], totals: dict) -> list[dict]:
 def entrant_results(played: PlayedGame) -> list[dict]:
     """Per entrant: wins (1 or 0), its camp's points, its moves and their total ms."""
     game = played.game
-    out = [None] * len(played.entrants)
+    out: list[dict] = [{} for _ in played.entrants]
     for seat, entrant in enumerate(played.entrants):
         camp = game.camp_of[seat]
         out[entrant] = {"wins": int(played.winner == camp), "points": game.scores[camp],

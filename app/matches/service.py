@@ -58,7 +58,8 @@ class MatchService:
         match_id = secrets.token_urlsafe(12)
         doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
                "client": client if cap else None,
-               "seed": request.get("seed") or new_seed(), "dealing": "creator_seed" if request.get("seed") else "server",
+               "seed": request.get("seed") or new_seed(),
+               "dealing": "creator_seed" if request.get("seed") else "server",
                "created_at": utc_now(), "live": bool(outside),
                "move_seconds": request.get("move_seconds", 10) if outside else None}
         self.store.create(match_id, doc)
@@ -124,8 +125,8 @@ class MatchService:
         players = len(doc["bots"])
         entrants = seating(players, index)
         # Not in duplicate: a bot that remembers game 2k would know its opponent's hands in game 2k+1.
-        game = Game(rules_from_dict(doc["rules"]), players, seed=deck_seed(doc["seed"], index, players, duplicate=False),
-                    first_dealer=0)
+        game = Game(rules_from_dict(doc["rules"]), players,
+                    seed=deck_seed(doc["seed"], index, players, duplicate=False), first_dealer=0)
         seats = []
         for entrant in entrants:
             bot = doc["bots"][entrant]

@@ -2,9 +2,9 @@
 
 import json
 
-import redis
 
 from ..games.store import GameMissing
+from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
 from ..ops.keys import match_done_key, match_games_key, match_games_running_key, match_key, match_stats_key
 
@@ -30,7 +30,7 @@ return now
 class MatchStore:
     """A match: its request, its tallies (one atomic script per finished game) and its games."""
 
-    def __init__(self, client: redis.Redis, ttl: int):
+    def __init__(self, client: RedisClient, ttl: int):
         self.redis = client
         self.ttl = ttl
         self._record = client.register_script(_RECORD_MATCH_GAME)

@@ -1,6 +1,7 @@
 """Configuration from the environment; every setting has a default that works on a laptop."""
 
 import os
+from typing import ClassVar
 
 DESCRIPTION = """Ronda, the Moroccan fishing card game, as a service.
 
@@ -22,12 +23,14 @@ class Config:
     OPENAPI_SWAGGER_UI_PATH = "/docs"
     # Served from the package (app/static/vendor, with their licences), so the docs work offline.
     OPENAPI_SWAGGER_UI_URL = "/static/vendor/swagger-ui-5.35.0/"
-    API_SPEC_OPTIONS = {
+    API_SPEC_OPTIONS: ClassVar[dict] = {
         "info": {"description": DESCRIPTION, "license": {"name": "MIT", "identifier": "MIT"},
                  "contact": {"name": "Ronda as a service"}},
         "components": {"securitySchemes": {
-            "seatToken": {"type": "http", "scheme": "bearer", "description": "the seat token from createGame or claimSeat"},
-            "botToken": {"type": "http", "scheme": "bearer", "description": "a registered bot's token from createBot"}}},
+            "seatToken": {"type": "http", "scheme": "bearer",
+                          "description": "the seat token from createGame or claimSeat"},
+            "botToken": {"type": "http", "scheme": "bearer",
+                         "description": "a registered bot's token from createBot"}}},
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None
@@ -77,7 +80,8 @@ class Config:
     # How many reverse proxies in front set X-Forwarded-For/-Proto/-Host: 0 trusts none (the default).
     TRUSTED_PROXIES = int(os.environ.get("RONDA_TRUSTED_PROXIES", 0))
     # Comma-separated browser origins allowed to call the API, or "*"; empty: no CORS headers.
-    CORS_ORIGINS = [o.strip() for o in os.environ.get("RONDA_CORS_ORIGINS", "").split(",") if o.strip()]
+    CORS_ORIGINS: ClassVar[list[str]] = [
+        origin.strip() for origin in os.environ.get("RONDA_CORS_ORIGINS", "").split(",") if origin.strip()]
     SSE_KEEPALIVE_SECONDS = float(os.environ.get("RONDA_SSE_KEEPALIVE_SECONDS", 15))
 
 

@@ -2,6 +2,7 @@
 
 import json
 import logging
+from typing import Any, TypeAlias
 
 import redis
 from redis.backoff import NoBackoff
@@ -15,6 +16,11 @@ MAX_CONNECTIONS = 50  # per process: requests in flight plus the one change feed
 # once on one busy process) queues rather than fails; beyond it, 503.
 POOL_WAIT = 3.0
 
+# A redis.Redis or redis.RedisCluster. redis-py types every command's reply as the union of all
+# reply shapes (str, bytes, lists, awaitables); the stores read each reply as its command answers
+# it (bytes: responses are not decoded), so a client is typed as what it is used as.
+RedisClient: TypeAlias = Any
+
 # Redis down, frozen or out of connections, or a cluster without a master for a slot (during a
 # failover): nothing was read, or a write's outcome is unknown.
 StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
@@ -23,7 +29,7 @@ StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutEr
 
 
 def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,
-            max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> redis.Redis:
+            max_connections: int = MAX_CONNECTIONS, cluster: bool = False) -> RedisClient:
     """A client for `url`.
 
     A request fails fast when Redis is down or frozen (`socket_timeout`, and no retry: a

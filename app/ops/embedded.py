@@ -17,7 +17,7 @@ import redis
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 _PR_SET_PDEATHSIG = 1
-_SERVERS = []
+_SERVERS: list = []
 
 
 def start_embedded_redis(data_dir: Path) -> str | None:
