@@ -17,7 +17,7 @@ def serve(args):
     from . import create_app
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
-    from .ops.embedded import persistent_secret, start_embedded_redis, stop_servers
+    from .ops.embedded import DataDirInUse, hold_data_dir, persistent_secret, start_embedded_redis, stop_servers
     from .ops.logs import use_json_logs
 
     def stop(*_):
@@ -29,6 +29,10 @@ def serve(args):
     overrides, store = {}, Config.REDIS_URL
     if not store:
         data_dir = Path(args.data_dir).expanduser()
+        try:
+            hold_data_dir(data_dir)
+        except DataDirInUse as error:
+            sys.exit(f"ronda serve: {error}")
         url = start_embedded_redis(data_dir)
         if url:
             overrides = {"REDIS_URL": url, "BOT_DISPATCH": "inprocess", "EMBEDDED": True,
@@ -40,7 +44,7 @@ def serve(args):
     if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
         # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).
         threading.Thread(target=sweep_forever, daemon=True, args=(
-            app.services.sweeper, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
+            app.services.sweeper, app.services.matches, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     use_json_logs()  # the same JSON lines as production, the request log included
     from .api.problems import ProblemRequestHandler

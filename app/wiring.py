@@ -48,8 +48,9 @@ class Services:
         ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                          "finished": config["FINISHED_GAME_TTL"]}
         self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-        self.accounts = AccountService(AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"]),
-                                       utc_now, secret_key(config))
+        accounts = AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"],
+                                rated_ttl=2 * config["FINISHED_GAME_TTL"])
+        self.accounts = AccountService(accounts, utc_now, secret_key(config))
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)
@@ -57,8 +58,8 @@ class Services:
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher)
-        self.matches = MatchService(MatchStore(client, config["FINISHED_GAME_TTL"]), self.games, self.writer,
-                                    self.dispatcher, self.accounts)
+        matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
+        self.matches = MatchService(matches, self.games, self.writer, self.dispatcher, self.accounts)
 
 
 def secret_key(config: dict) -> bytes:

@@ -124,6 +124,13 @@ class OwnRedisServer(RedisServer):
         self.process.send_signal(signal.SIGCONT)
 
 
+class EverysecRedisServer(OwnRedisServer):
+    """Redis as production runs it (docker-compose.yml): the append-only file fsynced once a
+    second, so a SIGKILL loses up to its last second of writes."""
+
+    OPTIONS = ("--appendonly", "yes", "--appendfsync", "everysec")
+
+
 class RedisClusterServers:
     """A real Redis Cluster on loopback ports: `masters` masters, each with `replicas` replicas,
     joined by `redis-cli --cluster create`, from the same binaries as above."""

@@ -11,6 +11,7 @@ import redis
 
 from app import create_app
 from faults import FaultyRedis, play_human_until_over, start_worker, stop
+from redis_server import EverysecRedisServer
 from http_helpers import act, seat_view
 
 PROBLEM = "application/problem+json"
@@ -121,16 +122,18 @@ def test_workers_outlive_a_redis_restart_mid_game_and_a_killed_workers_move_is_m
                 stop(worker)
 
 
-def wait_for(condition, seconds):
+def wait_for(condition, seconds, what="the condition"):
+    """`condition()`'s answer once it is truthy; Redis restarting meanwhile is waited out."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         try:
-            if condition():
-                return
-        except (redis.ConnectionError, KeyError, TypeError, json.JSONDecodeError):
+            answer = condition()
+            if answer:
+                return answer
+        except (redis.ConnectionError, redis.TimeoutError, KeyError, TypeError, json.JSONDecodeError):
             pass  # a 503 while Redis restarts
         time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s")
+    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 def test_a_request_that_died_holding_its_idempotency_key_frees_it_after_the_lease(redis_url, monkeypatch):
@@ -247,3 +250,37 @@ def test_with_limits_on_and_redis_down_every_request_is_a_503_problem_never_a_50
     assert [rv.status_code for rv in answers] == [503] * len(answers)
     assert all(rv.content_type == PROBLEM and int(rv.headers["Retry-After"]) >= 1 for rv in answers)
     assert client.get("/health/live").status_code == 200
+
+
+def test_a_bot_only_match_finishes_and_counts_each_game_once_after_redis_loses_its_last_second(queue_name):
+    """Redis with AOF everysec SIGKILLed mid-match under two busy `ronda worker`s, restarted from its
+    file 2 s later: whatever RQ's jobs came back as (queued in no queue, started by nobody), the
+    match finishes, and the standings and the ladder count each of its 200 games once."""
+    server = EverysecRedisServer()
+    url = server.start()
+    app = create_app({"REDIS_URL": url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
+    matches = app.services.matches
+    workers = [start_worker(url, queue_name, stall_seconds=2) for _ in range(2)]
+    try:
+        match_id = matches.create_match({"bots": ["greedy", "random"], "games": 200, "rules": {"preset": "simple"}},
+                                        "fault-test", cap=0)["id"]
+        wait_for(lambda: matches.status(match_id)["games_done"] >= 80, 300, "80 games played")
+        server.kill()
+        time.sleep(2)
+        server.launch_again()
+        status = wait_for(lambda: (s := matches.status(match_id))["status"] == "finished" and s, 600,
+                          "the match finished")
+        assert status["games_done"] == 200
+        assert sum(entrant["wins"] for entrant in status["entrants"]) == 200
+        ids, total = matches.store.game_ids(match_id, 0, 1000)
+        assert total == 200 and len(set(ids)) == 200
+        ladder = wait_for(lambda: (rows := {r["entrant"]: r for r in app.services.accounts.ladder()})
+                          and rows.get("greedy", {}).get("games", 0) >= 200 and rows, 300, "the ladder counted them")
+        time.sleep(3)  # reconciler passes after the match ended add nothing
+        ladder = {row["entrant"]: row for row in app.services.accounts.ladder()}
+        assert ladder["greedy"]["games"] == ladder["random"]["games"] == 200
+        assert ladder["greedy"]["wins"] + ladder["random"]["wins"] == 200
+    finally:
+        for worker in workers:
+            stop(worker)
+        server.stop()

@@ -60,8 +60,9 @@ def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     bots = AccountService(AccountStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now",
                           secret=b"test")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
-    bots.rate_game(a, b)  # 1500 vs 1500: ±12
-    bots.rate_game(b, a)  # 1488 beats 1512: expected 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
+    assert bots.rate_game(f"{a}-game-1", a, b)  # 1500 vs 1500: ±12
+    assert bots.rate_game(f"{a}-game-2", b, a)  # 1488 beats 1512: 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
+    assert not bots.rate_game(f"{a}-game-1", a, b)  # a replay of a counted game changes nothing
     ladder = {row["entrant"]: row for row in bots.ladder()}
     assert ladder[a]["rating"] == pytest.approx(1512 - 12.8276, abs=1e-4)
     assert ladder[b]["rating"] == pytest.approx(1488 + 12.8276, abs=1e-4)

@@ -294,3 +294,84 @@ def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, 
     run_queue(redis_url, queue_name)
     dispatcher.bot_turn(game_id, version)  # a stale one now: it runs and ends quietly
     assert queue.count == 1
+
+
+def ladder_of(rq_app) -> dict:
+    return {row["entrant"]: row for row in rq_app.services.accounts.ladder()}
+
+
+def test_a_bot_only_match_whose_jobs_were_lost_is_reconciled_and_counted_once(rq_app, redis_url, queue_name):
+    """RQ never runs a job that came back `queued` with its queue's push lost (nor one it deleted):
+    the match reconciler looks at the match, not at RQ, and dispatches what is owed again."""
+    matches = rq_app.services.matches
+    match = matches.create_match({"bots": ["greedy", "casual"], "games": 6, "rules": {"preset": "simple"}},
+                                 "test-client", cap=0)
+    queue = Queue(match_queue_name(queue_name), connection=connect(redis_url))
+    assert queue.count == 6
+    queue.connection.delete(queue.key)  # every push lost; the jobs' hashes still say queued
+    before = ladder_of(rq_app)
+    run_queue(redis_url, queue_name)
+    assert matches.status(match["id"])["games_done"] == 0  # stuck: nothing runs them
+    assert matches.reconcile(0) >= 1 and queue.count == 6
+    assert matches.reconcile(0) >= 1 and queue.count == 6  # waiting: not queued twice
+    run_queue(redis_url, queue_name)
+    status = matches.status(match["id"])
+    assert status["status"] == "finished" and sum(e["wins"] for e in status["entrants"]) == 6
+    matches.reconcile(0)  # a finished match is let go, every rated game on the ladder
+    after = ladder_of(rq_app)
+    for bot in ("greedy", "casual"):
+        assert after[bot]["games"] - before.get(bot, {}).get("games", 0) == 6
+    assert match["id"] not in matches.store.not_moved_since(time.time() + 1)
+
+
+def test_a_rating_lost_after_its_game_was_recorded_is_applied_once_by_the_reconciler(rq_app, redis_url):
+    """Redis losing its last second can keep a game's record and lose its rating: the record
+    carries the rating, and the ladder counts a game id once however often it is applied."""
+    matches, accounts = rq_app.services.matches, rq_app.services.accounts
+    match = matches.create_match({"bots": ["greedy", "random"], "games": 2, "rules": {"preset": "simple"}},
+                                 "test-client", cap=0)
+    before = ladder_of(rq_app)
+    original = accounts.rate_game
+    accounts.rate_game = lambda **rated: None  # the rating writes are lost
+    try:
+        assert matches.play_match_game(match["id"], 0) and matches.play_match_game(match["id"], 1)
+    finally:
+        accounts.rate_game = original
+    assert ladder_of(rq_app).get("greedy", {}).get("games", 0) == before.get("greedy", {}).get("games", 0)
+    assert matches.play_match_game(match["id"], 0) is False  # a replay: not counted again, but rated
+    matches.reconcile(0)
+    matches.reconcile(0)
+    after = ladder_of(rq_app)
+    assert after["greedy"]["games"] - before.get("greedy", {}).get("games", 0) == 2
+    assert after["random"]["games"] - before.get("random", {}).get("games", 0) == 2
+
+
+def test_a_match_dealt_from_its_creators_seed_is_never_rated(rq_app):
+    matches = rq_app.services.matches
+    match = matches.create_match({"bots": ["expert", "random"], "games": 2, "seed": "my-own-seed",
+                                  "rules": {"preset": "simple"}}, "test-client", cap=0)
+    before = ladder_of(rq_app)
+    assert matches.play_match_game(match["id"], 0) and matches.play_match_game(match["id"], 1)
+    matches.reconcile(0)
+    assert matches.status(match["id"])["games_done"] == 2
+    after = ladder_of(rq_app)
+    assert after.get("expert", {}).get("games") == before.get("expert", {}).get("games")
+
+
+def test_a_job_that_came_back_started_by_a_worker_long_gone_is_queued_again_and_a_waiting_one_is_not(
+        rq_app, redis_url, queue_name):
+    """What Redis restarted from its file can hold: a job `started` with an execution whose worker
+    is gone (RQ keeps the execution's entry for the job's whole timeout, and Job.delete refuses
+    it), its queue's push lost. The dispatcher queues it again; a job that waits is left alone."""
+    from rq.job import Job
+    dispatcher = rq_app.services.dispatcher
+    match_id = f"lost-{uuid.uuid4().hex[:8]}"
+    dispatcher.match_game(match_id, 0)
+    queue = Queue(match_queue_name(queue_name), connection=connect(redis_url))
+    job_id = f"match-{match_id}-0"
+    queue.connection.lrem(queue.key, 0, job_id)
+    queue.connection.hset(Job.key_for(job_id), "status", "started")
+    queue.connection.zadd(f"rq:executions:{job_id}", {"gone": time.time() + 600})
+    assert dispatcher.match_games_again(match_id, [0]) == 1
+    assert queue.get_job_ids() == [job_id] and Job.fetch(job_id, connection=queue.connection).get_status() == "queued"
+    assert dispatcher.match_games_again(match_id, [0]) == 0 and queue.get_job_ids() == [job_id]

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker
+from rq.worker import WorkerStatus
 
 from app.ops import metrics
 from app import wiring
@@ -36,18 +37,47 @@ SUPERVISE_SECONDS = 1.0
 # RQ heartbeats an idle worker every `worker_ttl - 15` s (its default, 420, would be every 6.75 minutes).
 WORKER_TTL = 30
 HEARTBEAT_WITHIN_SECONDS = 60
+HEARTBEAT_SECONDS = 5  # while a job runs, its execution is said alive this often...
+EXECUTION_TTL = 3 * HEARTBEAT_SECONDS  # ...and kept this long after the last time
 LIVE, MATCHES = "live", "matches"
 
 
 class BotWorker(SimpleWorker):
     """SimpleWorker: no fork per job (about 2 ms instead of 11 per bot move); timeouts still apply.
-    It remembers whether a signal asked it to stop, which RQ's return value does not tell."""
+    It remembers whether a signal asked it to stop, which RQ's return value does not tell.
+
+    A job's execution is kept alive by a heartbeat while the job runs, with a short time to live,
+    where SimpleWorker would keep it for the job's whole timeout (ten minutes for a match game):
+    an execution whose worker died is gone within `EXECUTION_TTL`, and the reconcilers
+    (app/jobs/dispatch.py) queue that job again, never one that is merely slow."""
 
     stop_requested = False
 
     def request_stop(self, signum, frame):
         self.stop_requested = True
         super().request_stop(signum, frame)
+
+    def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
+        return EXECUTION_TTL
+
+    def execute_job(self, job, queue):
+        execution = self.prepare_execution(job)
+        done = threading.Event()
+        beating = threading.Thread(target=self._beat, args=(job, execution, done), daemon=True)
+        beating.start()
+        try:
+            self.perform_job(job, queue, execution)
+        finally:
+            done.set()
+            beating.join()
+        self.set_state(WorkerStatus.IDLE)
+
+    def _beat(self, job, execution, done: threading.Event):
+        while not done.wait(HEARTBEAT_SECONDS):
+            try:
+                self.maintain_heartbeats(job, execution)
+            except Exception as error:  # the store dropped: the next beat tries again
+                log.warning("job heartbeat failed: %s", error)
 
 
 def worker_name(group: int, role: str) -> str:
@@ -113,7 +143,7 @@ def _sweep(redis_url, queue_name, stall_seconds, stop):
     backoff = 0.5
     while not stop.is_set():
         try:
-            sweeper = wiring.job_services(queue_name, connect(redis_url, socket_timeout=None)).sweeper
+            services = wiring.job_services(queue_name, connect(redis_url, socket_timeout=None))
             break
         except StoreUnavailable as error:
             log.warning("sweeper waiting for the store: %s", error)
@@ -121,7 +151,7 @@ def _sweep(redis_url, queue_name, stall_seconds, stop):
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
     else:
         return
-    sweep_forever(sweeper, stall_seconds, stop)
+    sweep_forever(services.sweeper, services.matches, stall_seconds, stop)
 
 
 def _work(redis_url, queues, group, role, burst):

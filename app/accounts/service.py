@@ -126,11 +126,12 @@ class AccountService:
                 for entry_id, notice in self.store.inbox_after(bot_id, after)]
 
     # ----- ladder ------------------------------------------------------------------------------
-    def rate_game(self, winner: str, loser: str):
+    def rate_game(self, game_id: str, winner: str, loser: str) -> bool:
+        """Count a finished game on the ladder, once whatever the retries: False when it was already."""
         ladder = self.store.ratings()
         change = ratings.rating_change(_record(ladder.get(winner, {}))["rating"],
                                        _record(ladder.get(loser, {}))["rating"])
-        self.store.rate_game(winner, loser, change, ratings.INITIAL_RATING)
+        return self.store.rate_game(game_id, winner, loser, change, ratings.INITIAL_RATING)
 
     def ladder(self) -> list[dict]:
         rows = [{"entrant": entrant, **_record(rated)} for entrant, rated in self.store.ratings().items()]

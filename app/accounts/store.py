@@ -6,7 +6,8 @@ import time
 
 from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
-from ..ops.keys import BOT_INDEX_KEY, RATINGS_KEY, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
+from ..ops.keys import (BOT_INDEX_KEY, RATED_GAMES_KEY, RATINGS_KEY, bot_inbox_key, bot_key, bot_registrations_key,
+                        bot_turns_channel)
 
 INBOX_LENGTH = 1000  # turns kept per bot: a bot away for longer reads its games' views instead
 INBOX_TTL = 24 * 3600
@@ -22,8 +23,12 @@ redis.call(ARGV[4], KEYS[2], id)
 return id
 """
 
-# KEYS: the ratings hash. ARGV: winner, loser, points moved, initial rating. One rated game, whole.
+# KEYS: the ratings hash, the rated games. ARGV: game id, winner, loser, points moved, initial
+# rating, now (s), how long a rated game is remembered (s). One rated game, whole, and only once.
 _RATE_GAME = """
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[6], ARGV[1]) == 0 then return 0 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[6]) - tonumber(ARGV[7]))
+table.remove(ARGV, 1)
 for i, entrant in ipairs({ARGV[1], ARGV[2]}) do
   local sign = i == 1 and 1 or -1
   redis.call('HSETNX', KEYS[1], entrant .. ':rating', ARGV[4])
@@ -31,6 +36,7 @@ for i, entrant in ipairs({ARGV[1], ARGV[2]}) do
   redis.call('HINCRBY', KEYS[1], entrant .. ':games', 1)
   redis.call('HINCRBY', KEYS[1], entrant .. (i == 1 and ':wins' or ':losses'), 1)
 end
+return 1
 """
 
 
@@ -49,10 +55,11 @@ return 1
 
 
 class AccountStore:
-    def __init__(self, client: RedisClient, publish: str, idle_ttl: int):
-        """`idle_ttl`: seconds a bot is kept after its token was last used."""
+    def __init__(self, client: RedisClient, publish: str, idle_ttl: int, rated_ttl: int = 7 * 24 * 3600):
+        """`idle_ttl`: seconds a bot is kept after its token was last used; `rated_ttl`: seconds the
+        ladder remembers a game it counted (longer than a match's records, which can replay it)."""
         self.redis = client
-        self.publish, self.idle_ttl = publish, idle_ttl
+        self.publish, self.idle_ttl, self.rated_ttl = publish, idle_ttl, rated_ttl
         self._rate_game = client.register_script(_RATE_GAME)
         self._notify = client.register_script(_NOTIFY)
         self._register_for_client = client.register_script(_REGISTER_FOR_CLIENT)
@@ -103,6 +110,8 @@ class AccountStore:
             ladder.setdefault(entrant, {})[name] = float(value)
         return ladder
 
-    def rate_game(self, winner: str, loser: str, change: float, initial: float):
-        """One rated game: `change` points from loser to winner, both counted (one atomic step)."""
-        self._rate_game(keys=[RATINGS_KEY], args=[winner, loser, change, initial])
+    def rate_game(self, game_id: str, winner: str, loser: str, change: float, initial: float) -> bool:
+        """One rated game: `change` points from loser to winner, both counted (one atomic step),
+        unless the ladder counted this game already (remembered as long as its match's records)."""
+        return bool(self._rate_game(keys=[RATINGS_KEY, RATED_GAMES_KEY],
+                                    args=[game_id, winner, loser, change, initial, time.time(), self.rated_ttl]))

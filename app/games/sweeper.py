@@ -1,10 +1,14 @@
 """The sweeper's bookkeeping: no game stalls on a lost job, and listings forget expired games."""
 
+import logging
 import time
 
 from ..engine import game_from_dict
+from ..ops.connection import StoreUnavailable
 from .records import owed_move
 from .store import GameMissing
+
+log = logging.getLogger(__name__)
 
 
 class Sweeper:
@@ -38,12 +42,19 @@ class Sweeper:
         return stalled
 
     def redispatch_stalled(self, older_than_seconds: float) -> int:
+        """Dispatch each overdue move again (the dispatcher adds no job while one waits or runs);
+        one game's error is logged and the pass goes on (its note brings it back next pass)."""
         stalled = self.stalled_games(older_than_seconds)
         for game_id, version, kind in stalled:
-            if kind == "bot":
-                self.dispatcher.bot_turn(game_id, version)
-            else:
-                self.dispatcher.turn_timeout(game_id, version, 0)
+            try:
+                if kind == "bot":
+                    self.dispatcher.bot_turn(game_id, version)
+                else:
+                    self.dispatcher.turn_timeout(game_id, version, 0)
+            except StoreUnavailable:
+                raise
+            except Exception:
+                log.exception("re-dispatching the move of game %s failed", game_id)
         return len(stalled)
 
     def prune_listings(self, limit: int = 1000) -> int:

@@ -12,6 +12,7 @@ from datetime import timedelta
 
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job
 
 from ..ops.connection import StoreUnavailable
@@ -49,20 +50,33 @@ class RQDispatcher:
         self._once(self._queues_of(game_id)[0], "workers.jobs.play_bot_turn", (game_id, version),
                    f"bot-{game_id}-{version}")
 
-    def _once(self, queue: Queue, function: str, args: tuple, job_id: str):
-        """One job per game version. A re-dispatch (the sweeper's) of a job still waiting in the
-        queue adds no second one, so a backlog never multiplies; a job that ran, failed or was lost
-        (its status may still say queued or started: a worker killed under it) is queued afresh."""
+    def _once(self, queue: Queue, function: str, args: tuple, job_id: str, options: dict | None = None,
+              waiting: set[str] | None = None) -> bool:
+        """One job per game version (or match game). A re-dispatch (the reconcilers') adds none
+        while the job waits in its queue (`waiting`: the queue's job ids, when the caller read them)
+        or runs on a live worker, so a backlog or a slow move is never done twice; a job that ran,
+        failed or was lost (its hash may still say queued or started: its queue's push or its
+        worker lost with Redis's last second, or a worker killed under it) is queued afresh."""
+        options = options or self.options
+        if waiting is not None and job_id in waiting:
+            return False
         try:
-            queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
+            queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
+            return True
         except DuplicateJobError:
-            if queue.get_job_position(job_id) is not None:
-                return
-            try:
-                Job.fetch(job_id, connection=queue.connection).delete()
-            except NoSuchJobError:  # it expired meanwhile
-                pass
-            queue.enqueue(function, *args, job_id=job_id, unique=True, **self.options)
+            if (waiting is None and queue.get_job_position(job_id) is not None) or _running(queue, job_id):
+                return False
+        # Executions that outlived their worker go first: Job.delete refuses a job listing one.
+        queue.connection.delete(ExecutionRegistry(job_id=job_id, connection=queue.connection).key)
+        try:
+            Job.fetch(job_id, connection=queue.connection).delete()
+        except NoSuchJobError:  # it expired meanwhile
+            pass
+        try:
+            queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
+            return True
+        except DuplicateJobError:  # another sweeper queued it again meanwhile: that one runs
+            return False
 
     def turn_timeout(self, game_id: str, version: int, seconds: float):
         """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
@@ -82,10 +96,26 @@ class RQDispatcher:
         return {f"{queue.name}@{index}" if many else queue.name: queue.count
                 for index, pair in enumerate(self.queues) for queue in pair}
 
-    def match_game(self, match_id: str, index: int):
-        self._queues_of(match_id)[1].enqueue("workers.jobs.play_match_game", match_id, index,
-                                             job_id=f"match-{match_id}-{index}",
-                                             **{**self.options, "job_timeout": MATCH_GAME_TIMEOUT})
+    def match_game(self, match_id: str, index: int, waiting: set[str] | None = None) -> bool:
+        return self._once(self._queues_of(match_id)[1], "workers.jobs.play_match_game", (match_id, index),
+                          f"match-{match_id}-{index}", {**self.options, "job_timeout": MATCH_GAME_TIMEOUT}, waiting)
+
+    def match_games_again(self, match_id: str, indexes: list[int]) -> int:
+        """The match's games not played yet, each queued again unless its job waits or runs: how many were."""
+        if not indexes:
+            return 0
+        waiting = set(self._queues_of(match_id)[1].get_job_ids())  # read once, not once a game
+        return sum(self.match_game(match_id, index, waiting) for index in indexes)
+
+
+def _running(queue: Queue, job_id: str) -> bool:
+    """A live worker runs the job now: an execution of it is kept alive by its worker's heartbeat
+    (workers/runner.py keeps it 15 s past the last beat). The execution registry is not enough: it
+    keeps an entry for the job's whole timeout (ten minutes for a match game), also one that Redis
+    restored from its file after the worker that ran it had gone."""
+    connection = queue.connection
+    return any(connection.exists(Execution(id=execution_id, job_id=job_id, connection=connection).key)
+               for execution_id in ExecutionRegistry(job_id=job_id, connection=connection).get_execution_ids())
 
 
 class InProcessDispatcher:
@@ -97,6 +127,8 @@ class InProcessDispatcher:
     def __init__(self, services):
         self.services = services
         self.live, self.match_work = _DaemonWorker("ronda-live-moves"), _DaemonWorker("ronda-matches")
+        self._owed_match_games: set[tuple[str, int]] = set()  # submitted, not yet played
+        self._lock = threading.Lock()
 
     def bot_turn(self, game_id: str, version: int):
         self.live.submit(lambda: tasks.play_bot_turn(self.services, game_id, version))
@@ -114,7 +146,24 @@ class InProcessDispatcher:
         return {"in-process live moves": self.live.work.qsize(), "in-process matches": self.match_work.work.qsize()}
 
     def match_game(self, match_id: str, index: int):
-        self.match_work.submit(lambda: tasks.play_match_game(self.services, match_id, index))
+        with self._lock:
+            self._owed_match_games.add((match_id, index))
+        self.match_work.submit(lambda: self._play_match_game(match_id, index))
+
+    def _play_match_game(self, match_id: str, index: int):
+        try:
+            tasks.play_match_game(self.services, match_id, index)
+        finally:
+            with self._lock:
+                self._owed_match_games.discard((match_id, index))
+
+    def match_games_again(self, match_id: str, indexes: list[int]) -> int:
+        """Those not waiting here any more (the process restarted, or their work failed)."""
+        with self._lock:
+            lost = [index for index in indexes if (match_id, index) not in self._owed_match_games]
+        for index in lost:
+            self.match_game(match_id, index)
+        return len(lost)
 
 
 class _DaemonWorker:

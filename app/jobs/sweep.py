@@ -10,19 +10,27 @@ log = logging.getLogger(__name__)
 LISTING_PRUNE_SECONDS = 60
 
 
-def sweep_forever(sweeper, stall_seconds: float, stop: threading.Event):
-    """A game never stalls: a bot move or turn timer overdue by `stall_seconds` gets a new job.
-    Once a minute the listings drop the games that expired."""
+def sweep_forever(sweeper, matches, stall_seconds: float, stop: threading.Event):
+    """No game or match stalls: a bot move or turn timer overdue by `stall_seconds`, or a match
+    that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
+    MatchService.reconcile). Once a minute the listings drop the games that expired. Each part
+    runs whatever the others met."""
     next_prune = 0.0
     while not stop.wait(max(0.5, stall_seconds / 3)):
-        try:
-            count = sweeper.redispatch_stalled(stall_seconds)
-            if count:
-                log.warning("re-dispatched %d overdue move(s)", count)
-            if time.monotonic() >= next_prune:
-                next_prune = time.monotonic() + LISTING_PRUNE_SECONDS
-                sweeper.prune_listings()
-        except StoreUnavailable as error:
-            log.warning("sweep skipped, the store does not answer: %s", error)
-        except Exception:
-            log.exception("sweep failed")
+        count = _swept("overdue moves", sweeper.redispatch_stalled, stall_seconds)
+        if count:
+            log.warning("re-dispatched %d overdue move(s)", count)
+        _swept("stalled matches", matches.reconcile, stall_seconds)
+        if time.monotonic() >= next_prune:
+            next_prune = time.monotonic() + LISTING_PRUNE_SECONDS
+            _swept("listings", sweeper.prune_listings)
+
+
+def _swept(what: str, sweep, *args) -> int:
+    try:
+        return sweep(*args)
+    except StoreUnavailable as error:
+        log.warning("sweep of %s skipped, the store does not answer: %s", what, error)
+    except Exception:
+        log.exception("sweep of %s failed", what)
+    return 0

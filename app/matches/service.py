@@ -10,6 +10,7 @@ Game `i` seats the same entrants, and deals the same deck, for the same seed and
 
 import logging
 import secrets
+import time
 
 from ..engine import Game, game_from_dict, new_seed, rules_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, TooManyMatchGames
@@ -18,6 +19,7 @@ from ..games.seats import outside_bot_id, registered_bot_of
 from ..games.moves import FALLBACK_BOT
 from ..games.records import FINISHED, utc_now
 from ..games.store import GameExists, GameMissing
+from ..ops.connection import StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,18 @@ FORFEIT_TIMEOUTS = 5  # a registered bot whose turn timer runs out this often in
 
 def match_game_id(match_id: str, index: int) -> str:
     return f"{match_id}-{index}"
+
+
+def _rating_of(doc: dict, game_id: str, played: PlayedGame) -> dict | None:
+    """The ladder's record of a finished match game, or None when it is not rated: Elo rates two
+    different entrants, and never a game dealt from a seed its creator chose (it could be stacked)."""
+    names = [doc["bots"][entrant] for entrant in played.entrants]
+    if len(names) != 2 or names[0] == names[1] or doc.get("dealing", "server") != "server":
+        return None
+    winner = played.winner
+    if winner is None:
+        return None
+    return {"game_id": game_id, "winner": names[winner], "loser": names[1 - winner]}
 
 
 LIVE_SEATING = "seats rotate every game; every game deals a deck of its own (no duplicate with an outside bot)"
@@ -63,6 +77,7 @@ class MatchService:
                "created_at": utc_now(), "live": bool(outside),
                "move_seconds": request.get("move_seconds", 10) if outside else None}
         self.store.create(match_id, doc)
+        self.store.track(match_id)
         if not outside:
             for index in range(doc["games_total"]):
                 self.dispatcher.match_game(match_id, index)
@@ -83,17 +98,53 @@ class MatchService:
         return self._record(doc, index, game_id, played)
 
     def _record(self, doc, index, game_id, played) -> bool:
-        """Count a finished game in the match (once) and on the rating ladder."""
-        recorded = self.store.record_game(doc["id"], index, game_id, tally(played))
-        if not recorded:
-            return False
-        if doc.get("client"):
+        """Count a finished game in the match and on the rating ladder, each once: the standings
+        and the game's rating are recorded together, and the ladder counts a game id once, so a
+        job run again (after a lost answer, or Redis losing its last second) rates what it must."""
+        rated = _rating_of(doc, game_id, played)
+        recorded = self.store.record_game(doc["id"], index, game_id, tally(played), rated)
+        if recorded and doc.get("client"):
             self.store.release_games(doc["client"])
-        names = [doc["bots"][entrant] for entrant in played.entrants]
-        if len(names) == 2 and names[0] != names[1]:  # Elo rates two different entrants
-            winner = played.winner
-            self.accounts.rate_game(names[winner], names[1 - winner])
-        return True
+        if rated:
+            self.accounts.rate_game(**rated)
+        return recorded
+
+    # ----- the reconciler: no match stays stuck -----------------------------------------------
+    def reconcile(self, older_than_seconds: float) -> int:
+        """Look at the running matches that have not moved for `older_than_seconds`: what is owed
+        is dispatched again (a game whose job is neither waiting in its queue nor running: RQ's
+        state of it may have come back from a Redis restart as anything), a live match is advanced,
+        and a finished one has every rated game on the ladder before it is let go. One match's
+        error never ends the pass. Answers how many matches it looked at."""
+        stalled = self.store.not_moved_since(time.time() - older_than_seconds)
+        for match_id in stalled:
+            try:
+                self._reconcile(match_id)
+            except StoreUnavailable:
+                raise
+            except Exception:
+                log.exception("reconciling match %s failed", match_id)
+        return len(stalled)
+
+    def _reconcile(self, match_id: str):
+        try:
+            doc, totals = self.store.load(match_id)
+        except GameMissing:  # expired
+            self.store.untrack(match_id)
+            return
+        if doc.get("live"):
+            doc, totals = self.advance(match_id)
+        if self._over(doc, totals):
+            for rated in self.store.rated_results(match_id):
+                self.accounts.rate_game(**rated)
+            self.store.untrack(match_id)
+            return
+        if not doc.get("live"):
+            owed = sorted(set(range(doc["games_total"])) - self.store.done_indexes(match_id))
+            queued = self.dispatcher.match_games_again(match_id, owed)
+            if queued:
+                log.warning("match %s: %d game(s) queued again, their jobs lost", match_id, queued)
+        self.store.track(match_id)  # looked at: again after another stall
 
     # ----- live matches (a registered bot plays) ----------------------------------------------
     def advance(self, match_id: str) -> tuple[dict, dict]:

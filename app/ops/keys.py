@@ -40,6 +40,18 @@ def match_games_key(match_id: str) -> str:
     return f"{{match:{match_id}}}:games"
 
 
+def match_results_key(match_id: str) -> str:
+    """The match's rated games (game id, winner, loser), written with its standings: the ladder's
+    source, so a rating lost with Redis's last second is applied again from here."""
+    return f"{{match:{match_id}}}:results"
+
+
+def running_matches_key(queue: str) -> str:
+    """A deployment's running matches (its bot queue names it): match id -> when it last moved (ms),
+    what its reconciler watches."""
+    return f"matches:running:{queue}"
+
+
 def match_games_running_key(client: str) -> str:
     return f"matches:running:{client}"
 
@@ -70,6 +82,7 @@ def bot_registrations_key(client: str) -> str:
 
 BOT_INDEX_KEY = "bots:registered"
 RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
+RATED_GAMES_KEY = "{ratings}:rated"  # the games the ladder counted (id -> when): in the ladder's slot
 
 
 def bucket_of(game_id: str) -> int:
