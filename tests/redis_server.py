@@ -186,7 +186,11 @@ class RedisClusterServers:
         for process in self.nodes.values():
             if process.poll() is None:
                 process.terminate()
-                process.wait(timeout=10)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:  # a node syncing from its master can be slow to stop
+                    process.kill()
+                    process.wait(timeout=10)
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

@@ -292,3 +292,38 @@ def test_bot_jobs_spread_over_two_queue_redis_each_served_by_its_own_worker(redi
         for worker in workers:
             stop(worker)
         second.stop()
+
+
+def test_an_api_idle_through_a_failover_writes_201_or_503_never_500_and_readiness_says_why(redis_url):
+    """RONDA_WRITE_REPLICAS=1 on 3 masters with a replica each. A master is killed while this API is
+    idle, its replica promoted: readiness says degraded and why (the promoted master has no replica:
+    its games' writes cannot be acknowledged). The old master rejoins as a replica: writes on the
+    moved slots follow them (the cached slot map named the old master) and readiness is ok again."""
+    cluster = RedisClusterServers(masters=3, replicas=1)
+    url = cluster.start()
+    try:
+        app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url, "WRITE_REPLICAS": 1,
+                          "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+        client = app.test_client()
+        body = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
+        assert [client.post("/games", json=body).status_code for _ in range(6)] == [201] * 6
+        assert client.get("/health/ready").json == {"status": "ok", "store": "redis cluster"}
+        store = app.services.store.redis
+        master = store.get_primaries()[0]
+        master_id = redis.Redis(port=master.port).execute_command("CLUSTER", "MYID").decode()
+        cluster.kill(master.port)
+        survivor = next(port for port in cluster.nodes if port != master.port)
+        wait_for_failover(redis.Redis(port=survivor), master_id)
+        degraded = client.get("/health/ready")
+        assert degraded.status_code == 200 and degraded.json["status"] == "degraded"
+        assert any("0 of the 1 replicas" in reason for reason in degraded.json["reasons"])
+        cluster.restart(master.port)  # it rejoins as the promoted master's replica
+        deadline = time.monotonic() + 60
+        while client.get("/health/ready").json["status"] != "ok":
+            assert time.monotonic() < deadline, "the rejoined replica was never counted"
+            time.sleep(0.2)
+        answers = Counter(client.post("/games", json=body).status_code for _ in range(30))
+        assert set(answers) <= {201, 503}, answers
+        assert answers[201] >= 20, answers  # only a write racing the slot map's refresh may be refused
+    finally:
+        cluster.stop()

@@ -5,7 +5,7 @@ Neither is rate-limited. Ready answers 503 problem+json while the store does not
 
 from flask import current_app
 from flask.views import MethodView
-from marshmallow import fields
+from marshmallow import fields, validate
 
 from .common import Blueprint, documents_problems, services
 from .schemas import Answer
@@ -14,15 +14,19 @@ blp = Blueprint("health", __name__, url_prefix="/health", description="Service h
 
 
 class Health(Answer):
-    status = fields.String(required=True, metadata={"example": "ok"})
+    status = fields.String(required=True, validate=validate.OneOf(("ok", "degraded")), metadata={
+        "example": "ok", "description": "degraded: the service answers, but some writes cannot be (see reasons)"})
     store = fields.String(required=True, metadata={"description": "redis, redis cluster, or embedded"})
+    reasons = fields.List(fields.String(), metadata={"description": "why it is degraded, and what fails meanwhile"})
 
 
-def _health():
+def _health(reasons: list[str] | None = None) -> dict:
     config = current_app.config
-    if config["EMBEDDED"] or not config["REDIS_URL"]:
-        return {"status": "ok", "store": "embedded"}
-    return {"status": "ok", "store": "redis cluster" if config["REDIS_CLUSTER_URL"] else "redis"}
+    store = ("embedded" if config["EMBEDDED"] or not config["REDIS_URL"]
+             else "redis cluster" if config["REDIS_CLUSTER_URL"] else "redis")
+    if reasons:
+        return {"status": "degraded", "store": store, "reasons": reasons}
+    return {"status": "ok", "store": store}
 
 
 @blp.route("/live")
@@ -45,7 +49,10 @@ class Ready(MethodView):
     def get(self):
         """Check that the service can serve: its store answers
 
-        For readiness probes and load balancers: 200 when Redis answers, else 503.
+        For readiness probes and load balancers: 200 when Redis answers, else 503. With write
+        replicas asked for (RONDA_WRITE_REPLICAS), `degraded` while a master has fewer replicas:
+        the writes of its games answer 503 (the store, not this process: it stays in rotation).
         """
-        services().store.ping()
-        return _health()
+        store = services().store
+        store.ping()
+        return _health(store.replication_gaps())

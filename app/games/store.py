@@ -75,6 +75,29 @@ return 0
 """
 
 
+# A cluster node that no longer owns the slot (a failover) or is a replica now: nothing was written.
+_REDIRECTED = (redis.exceptions.AskError, redis.exceptions.ReadOnlyError)  # AskError: MovedError's base
+
+
+def _replicas_by_master(nodes: dict) -> dict[str, int]:
+    """CLUSTER NODES as {master address: its replicas that are connected and not failing}."""
+    def healthy(node):
+        return node["connected"] and "fail" not in node["flags"].split(",")
+
+    masters = {node["node_id"]: address for address, node in nodes.items()
+               if "master" in node["flags"].split(",") and node["slots"] and healthy(node)}
+    counts = dict.fromkeys(masters.values(), 0)
+    for node in nodes.values():
+        if node["master_id"] in masters and healthy(node):
+            counts[masters[node["master_id"]]] += 1
+    return counts
+
+
+def _no_master(redirected: Exception) -> Exception:
+    """What a write met that went nowhere: the store is unavailable for that game (503)."""
+    return redis.exceptions.ClusterDownError(f"the game's slot has no master this process can reach: {redirected}")
+
+
 class LoadedGame(NamedTuple):
     """A game read from the store: the version it is at, and its document."""
     version: int
@@ -163,20 +186,52 @@ class GameStore:
         replicates asynchronously; with `replicas` set, WAIT on the connection that wrote (on a
         cluster, the game's own shard) holds the answer until that many replicas have it, so an
         acknowledged write survives its master's failover. A store that stops answering leaves
-        the write's outcome unknown."""
-        try:
-            if not self.replicas:
+        the write's outcome unknown.
+
+        That pipeline goes to the node the cached slot map names. After a failover this process
+        slept through, that node answers MOVED and writes nothing: the slots are learnt again and
+        the write goes to the new owner, once; moved again, the store is unavailable (a 503)."""
+        if not self.replicas:
+            try:
                 return script(keys=keys, args=args), True
-            shard = self.redis
-            if isinstance(shard, redis.RedisCluster):
-                shard = shard.get_node_from_key(keys[0]).redis_connection
-            pipe = shard.pipeline(transaction=False)
-            script(keys=keys, args=args, client=pipe)
-            pipe.execute_command("WAIT", self.replicas, self.replica_wait_ms)
+            except StoreUnavailable as error:
+                raise WriteOutcomeUnknown() from error
+        try:
+            return self._written_and_replicated(script, keys, args)
+        except _REDIRECTED as redirected:  # nothing was written
+            if not isinstance(self.redis, redis.RedisCluster):
+                raise _no_master(redirected) from redirected
+            self.redis.nodes_manager.initialize()
+        try:
+            return self._written_and_replicated(script, keys, args)
+        except _REDIRECTED as redirected:
+            raise _no_master(redirected) from redirected
+
+    def _written_and_replicated(self, script, keys, args):
+        shard = self.redis
+        if isinstance(shard, redis.RedisCluster):
+            shard = shard.get_node_from_key(keys[0]).redis_connection
+        pipe = shard.pipeline(transaction=False)
+        script(keys=keys, args=args, client=pipe)
+        pipe.execute_command("WAIT", self.replicas, self.replica_wait_ms)
+        try:
             answer, acknowledged = pipe.execute()
-            return answer, acknowledged >= self.replicas
         except StoreUnavailable as error:
             raise WriteOutcomeUnknown() from error
+        return answer, acknowledged >= self.replicas
+
+    def replication_gaps(self) -> list[str]:
+        """With write replicas asked for, the masters that have fewer replicas than that: their
+        writes cannot be acknowledged (each waits `replica_wait_ms`, then answers 503)."""
+        if not self.replicas:
+            return []
+        if isinstance(self.redis, redis.RedisCluster):
+            counts = _replicas_by_master(self.redis.cluster_nodes())  # the cluster's own view, not the cached map
+        else:
+            counts = {"redis": self.redis.info("replication").get("connected_slaves", 0)}
+        return [f"master {name} has {count} of the {self.replicas} replicas each write waits for: writes of "
+                "its games answer 503 until a replica is back"
+                for name, count in counts.items() if count < self.replicas]
 
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         raw = self.redis.lrange(events_key(game_id), after, after + limit - 1)
