@@ -302,8 +302,9 @@ def test_an_api_idle_through_a_failover_writes_201_or_503_never_500_and_readines
     cluster = RedisClusterServers(masters=3, replicas=1)
     url = cluster.start()
     try:
-        app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url, "WRITE_REPLICAS": 1,
-                          "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+        config = {"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": url, "WRITE_REPLICAS": 1,
+                  "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
+        app, prober = create_app(config), create_app(config).test_client()  # this API, and another's probe
         client = app.test_client()
         body = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
         assert [client.post("/games", json=body).status_code for _ in range(6)] == [201] * 6
@@ -314,15 +315,15 @@ def test_an_api_idle_through_a_failover_writes_201_or_503_never_500_and_readines
         cluster.kill(master.port)
         survivor = next(port for port in cluster.nodes if port != master.port)
         wait_for_failover(redis.Redis(port=survivor), master_id)
-        degraded = client.get("/health/ready")
+        degraded = prober.get("/health/ready")
         assert degraded.status_code == 200 and degraded.json["status"] == "degraded"
         assert any("0 of the 1 replicas" in reason for reason in degraded.json["reasons"])
         cluster.restart(master.port)  # it rejoins as the promoted master's replica
         deadline = time.monotonic() + 60
-        while client.get("/health/ready").json["status"] != "ok":
+        while prober.get("/health/ready").json["status"] != "ok":
             assert time.monotonic() < deadline, "the rejoined replica was never counted"
             time.sleep(0.2)
-        answers = Counter(client.post("/games", json=body).status_code for _ in range(30))
+        answers = Counter(client.post("/games", json=body).status_code for _ in range(30))  # idle until now
         assert set(answers) <= {201, 503}, answers
         assert answers[201] >= 20, answers  # only a write racing the slot map's refresh may be refused
     finally:
