@@ -188,9 +188,12 @@ def bot_games(deployment: Deployment, games: int, rules: dict, seconds: float = 
     moves = sum(versions.values())
     worker_cpu = deployment.worker_cpu_seconds() - deployment.cpu_at_reset[1]
     counters = deployment.redis_counters()
+    # RQ writes a run's result with one XADD (to rq:results:<job>), and bot-only games make no other
+    # (no registered bot's inbox): XADDs counted are the bot jobs run, twice for a move done twice.
+    jobs_run = counters["commands"].get("xadd", 0)
     return {"games": games, "finished": len(versions), "seconds": elapsed, "moves": moves,
             "moves_per_second": moves / elapsed, "worker_cpu_ms_per_move": 1000 * worker_cpu / max(moves, 1),
-            **per(counters, moves)}
+            "jobs_per_move": jobs_run / max(moves, 1), **per(counters, moves)}
 
 
 def per(counters: dict, actions: int) -> dict:
@@ -272,7 +275,8 @@ def main():
                 continue
             print(f"{args.bot_games} bot games (greedy v greedy, {rules}), 2 API processes, 2 workers, {store}: "
                   f"{result['finished']} finished in {result['seconds']:.1f} s, {result['moves']} moves, "
-                  f"{result['moves_per_second']:.0f} moves/s; per move: {result['worker_cpu_ms_per_move']:.1f} ms of "
+                  f"{result['moves_per_second']:.0f} moves/s; per move: {result['jobs_per_move']:.3f} jobs run, "
+                  f"{result['worker_cpu_ms_per_move']:.1f} ms of "
                   f"worker CPU, {result['calls_per_action']:.1f} Redis calls "
                   f"({result['queue_calls_per_action']:.1f} on the queues' Redis), "
                   f"{result['bytes_per_action']:.0f} bytes")
