@@ -14,7 +14,7 @@ holds up or fails a request here.
 
 import hashlib
 import time
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from flask import g, request
 from flask_cors import CORS
@@ -63,15 +63,13 @@ class Limits:
         # A bot's requests count on its token, not its address (false bot tokens spent it: checked, not counted).
         applying = [(budget, token if budget.scope == kind else address) for budget in self.budgets
                     if budget.scope == kind or (budget.scope == "address" and kind != "bot-token")]
-        spent_by = [*applying, (self.address, address)] if self.address and kind == "bot-token" else applying
         window = WindowCounts.window(time.time())
-        for budget, name in spent_by:
-            if self.counts.estimate(name, window) >= budget.per_minute:
-                g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
-                raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
-                                  retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())))
+        if self.address and kind == "bot-token" and self.counts.estimate(address, window) >= self.address.per_minute:
+            _refuse(self.address, window)  # false bot tokens from this address spent its budget
         for index, (budget, name) in enumerate(applying):
-            total = self.counts.add(name, window)
+            total = self.counts.spend(name, window, budget.per_minute)
+            if total is None:
+                _refuse(budget, window)
             if index == 0:
                 g.rate_limit = (budget.per_minute, max(0, budget.per_minute - total), (window + 1) * WINDOW_SECONDS)
 
@@ -87,6 +85,12 @@ class Limits:
             response.headers["X-RateLimit-Remaining"] = str(remaining)
             response.headers["X-RateLimit-Reset"] = str(reset)
         return response
+
+
+def _refuse(budget: Budget, window: int) -> NoReturn:
+    g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
+    raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
+                      retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())))
 
 
 def install(app, counts: WindowCounts, exempt_blueprints):
