@@ -66,8 +66,10 @@ class WindowCounts:
                 self._sending[key] += 1
         if near:
             try:
-                total = self.redis.incrby(key, pending + 1)
-                self.redis.expire(key, 2 * WINDOW_SECONDS)
+                pipe = self.redis.pipeline(transaction=False)
+                pipe.incrby(key, pending + 1)
+                pipe.expire(key, 2 * WINDOW_SECONDS)
+                total, _ = pipe.execute()
             except StoreUnavailable:
                 with self._lock:
                     self._unsent[key] += pending
