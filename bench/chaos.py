@@ -11,12 +11,19 @@ workers, a `ronda worker` its child).
 
 Clients: humans against bots (long polls, Idempotency-Key on every action, some actions sent
 twice), humans against humans with SSE spectators, built-in bot matches, an outside bot playing a
-match by long poll, and bad inputs. Faults: SIGKILL and SIGSTOP of Redis, Redis restarts,
-SIGKILL of a `ronda worker` and of its child, SIGKILL of a gunicorn worker.
+match by long poll, and bad inputs. Faults: SIGKILL of Redis (its append-only file fsynced every
+second: the last second of writes is lost, bot-only matches running), SIGSTOP of Redis, SIGKILL of
+a `ronda worker` and of its child, SIGKILL of a gunicorn worker, overload (both `ronda worker`s
+stopped for twice the stall time while moves keep coming: a queue longer than the stall
+threshold); on the cluster, masters killed and frozen, replicas killed with write replicas on
+(RONDA_WRITE_REPLICAS=1), and after each master's failover, writes through an API that slept
+through it.
 
-Invariants: every game finishes (all humans here play to the end); every acknowledged action is
-in the game's log and no action is there twice; no 5xx but 503 with Retry-After; every
-idempotent retry returns the first answer; no process left dead; Redis connections bounded.
+Invariants: every game and every match finishes (all humans here play to the end); every
+acknowledged action is in the game's log and no action is there twice; the ladder counts each
+rated match game once (every entrant's rated games equal its matches' games); bot jobs run at
+most 1.05 times the bot moves made (no move computed twice); no 5xx but 503 with Retry-After;
+every idempotent retry returns the first answer; no process left dead; Redis connections bounded.
 A violation prints the seed that replays the run's choices.
 
 Run: .venv/bin/python bench/chaos.py --seconds 1800 --seed 1 [--cluster]   (exit 1 on any violation)
@@ -48,6 +55,8 @@ from redis_server import OwnRedisServer, RedisClusterServers  # noqa: E402
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
 DRAIN_SECONDS = 120
+JOBS_PER_MOVE_BOUND = 1.05
+STALL_SECONDS = 2
 
 
 def free_port() -> int:
@@ -65,19 +74,21 @@ class AppendOnlyRedis(OwnRedisServer):
 class Shape:
     """The production shape's processes, and the faults done to them."""
 
-    def __init__(self, workdir: Path, cluster: bool):
-        self.workdir = workdir
+    def __init__(self, workdir: Path, cluster: bool, ledger: "Ledger"):
+        self.workdir, self.ledger = workdir, ledger
         self.cluster = RedisClusterServers(masters=3, replicas=1) if cluster else None
         self.redis_server = AppendOnlyRedis()
-        self.api_port = free_port()
-        self.base = f"http://127.0.0.1:{self.api_port}"
+        self.api_port, self.idle_port = free_port(), free_port()
+        self.base, self.idle_base = f"http://127.0.0.1:{self.api_port}", f"http://127.0.0.1:{self.idle_port}"
         self.queue = f"bots-chaos-{uuid.uuid4().hex[:6]}"
+        self.worker_metrics = workdir / "worker-metrics"  # bot jobs and moves: workers' alone (gunicorn clears its own)
         self.env = {**os.environ, "RONDA_BOT_QUEUE": self.queue,
                     "PROMETHEUS_MULTIPROC_DIR": str(workdir / "metrics-not-made-yet"),
-                    "RONDA_SECRET_KEY": "chaos-" + uuid.uuid4().hex, "RONDA_BOT_STALL_SECONDS": "2",
+                    "RONDA_SECRET_KEY": "chaos-" + uuid.uuid4().hex, "RONDA_BOT_STALL_SECONDS": str(STALL_SECONDS),
                     # every simulated user shares one address: the per-address budget is a deployment's
-                    "RONDA_RATE_LIMIT_PER_ADDRESS": "100000", "RONDA_BOT_REGISTRATIONS_PER_HOUR": "0"}
-        self.api = None
+                    "RONDA_RATE_LIMIT_PER_ADDRESS": "100000", "RONDA_BOT_REGISTRATIONS_PER_HOUR": "0",
+                    **({"RONDA_WRITE_REPLICAS": "1"} if cluster else {})}
+        self.api = self.idle_api = None
         self.workers: list[subprocess.Popen] = []
         self.lock = threading.Lock()
 
@@ -91,17 +102,26 @@ class Shape:
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
             cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.workdir / "api.log", "w"))
         self.workers = [self.start_worker(i) for i in range(2)]
-        for _ in range(300):
-            try:
-                if requests.get(f"{self.base}/health/ready", timeout=1).status_code == 200:
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("the API did not start")
+        if self.cluster:  # a second API that only writes after a failover: it sleeps through each one
+            self.idle_api = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "1",
+                 "--bind", f"127.0.0.1:{self.idle_port}", "--access-logfile", "/dev/null"],
+                cwd=ROOT, env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "idle-api-metrics")},
+                stdout=subprocess.DEVNULL, stderr=open(self.workdir / "idle-api.log", "w"))
+        for base in (self.base, *((self.idle_base,) if self.cluster else ())):
+            for _ in range(300):
+                try:
+                    if requests.get(f"{base}/health/ready", timeout=1).status_code == 200:
+                        break
+                except requests.RequestException:
+                    pass
+                time.sleep(0.1)
+            else:
+                raise RuntimeError(f"the API at {base} did not start")
 
     def start_worker(self, index: int) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=self.env,
+        return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT,
+                                env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.worker_metrics)},
                                 stdout=subprocess.DEVNULL, stderr=open(self.workdir / f"worker{index}.log", "a"))
 
     # ----- faults ------------------------------------------------------------------------------
@@ -132,11 +152,43 @@ class Shape:
         if children:
             os.kill(rng.choice(children), signal.SIGKILL)
 
+    def overload(self, rng):
+        """Both workers stopped for twice the stall time: moves queue up past the stall threshold,
+        and once they go on, every sweep finds games overdue whose jobs wait or run."""
+        processes = [pid for worker in self.workers if worker.poll() is None
+                     for pid in (worker.pid, *_children(worker.pid))]
+        for pid in processes:
+            _signal(pid, signal.SIGSTOP)
+        time.sleep(2 * STALL_SECONDS + rng.uniform(0, 1))
+        for pid in processes:
+            _signal(pid, signal.SIGCONT)
+
     def kill_master(self, rng):
         port = rng.choice(self._masters())
         self.cluster.kill(port)
         time.sleep(rng.uniform(1, 4))
         self.cluster.restart(port)  # it rejoins as a replica once its replica took over
+        self.write_through_the_idle_api()
+
+    def kill_replica(self, rng):
+        """With write replicas on, the writes of its master's games answer 503 until it is back."""
+        replicas = [port for port in self.cluster.nodes if port not in self._masters()
+                    and self.cluster.nodes[port].poll() is None]
+        if replicas:
+            port = rng.choice(replicas)
+            self.cluster.kill(port)
+            time.sleep(rng.uniform(1, 4))
+            self.cluster.restart(port)
+
+    def write_through_the_idle_api(self):
+        """An API process that slept through the failover (its slot map names the old master)
+        writes: 201 or 503, never 500 (the ledger notes every answer)."""
+        writer = Client(self.idle_base, self.ledger, random.Random(0), threading.Event())
+        for _ in range(10):
+            created = writer.call("POST", "/games", retry=False, json={
+                "players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
+            if created is not None and created.status_code not in (201, 503):
+                self.ledger.violate(f"the idle API answered a create {created.status_code}: {created.text[:200]}")
 
     def freeze_master(self, rng):
         process = self.cluster.nodes[rng.choice(self._masters())]
@@ -155,8 +207,8 @@ class Shape:
                 pass
         return masters
 
-    FAULTS = ("kill_redis", "freeze_redis", "kill_worker", "kill_worker_child", "kill_api_worker")
-    CLUSTER_FAULTS = ("kill_master", "freeze_master")
+    FAULTS = ("kill_redis", "freeze_redis", "kill_worker", "kill_worker_child", "kill_api_worker", "overload")
+    CLUSTER_FAULTS = ("kill_master", "freeze_master", "kill_replica")
 
     def dead(self) -> list[str]:
         """Processes that are down now and that nothing will start again."""
@@ -172,10 +224,17 @@ class Shape:
         return down
 
     def stop(self):
-        stop_all([self.api, *self.workers])
+        stop_all([self.api, *self.workers, *((self.idle_api,) if self.idle_api else ())])
         self.redis_server.stop()
         if self.cluster:
             self.cluster.stop()
+
+
+def _signal(pid: int, signum: int):
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:  # it ended meanwhile
+        pass
 
 
 def _children(pid: int) -> list[int]:
@@ -456,7 +515,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     workdir = Path(tempfile.mkdtemp(prefix="ronda-chaos-"))
-    shape, ledger, stop = Shape(workdir, args.cluster), Ledger(), threading.Event()
+    ledger, stop = Ledger(), threading.Event()
+    shape = Shape(workdir, args.cluster, ledger)
     shape.start()
     started = time.monotonic()
     mix = [(play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "bot", "bot": "random"}]),
@@ -471,6 +531,7 @@ def main(argv=None) -> int:
     background = [faults, threading.Thread(target=sample_connections, args=(shape, ledger, stop, peak), daemon=True)]
     for thread in threads + background:
         thread.start()
+    jobs_per_move = None
     try:
         time.sleep(args.seconds)
         stop.set()  # clients finish the game in hand only if it ends within the drain
@@ -481,6 +542,9 @@ def main(argv=None) -> int:
         unfinished = _unfinished(shape, ledger, drain)
         for game_id in unfinished:
             ledger.violate(f"game {game_id} did not finish")
+        matches = _finished_matches(shape, ledger, time.monotonic() + DRAIN_SECONDS)
+        check_ladder(shape, ledger, matches)
+        jobs_per_move = check_jobs_per_move(shape, ledger)
         check_logs(shape, ledger)
         dead = shape.dead()
         for process in dead:
@@ -491,7 +555,7 @@ def main(argv=None) -> int:
         stop.set()
         shape.stop()
     report = {"seed": args.seed, "cluster": args.cluster, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
-              "games": len(ledger.games), "matches": len(ledger.matches),
+              "games": len(ledger.games), "matches": len(ledger.matches), "jobs_per_move": jobs_per_move,
               "acknowledged_plays": sum(map(len, ledger.acked.values())), "idempotent_retries": ledger.retries,
               "stream_events": ledger.stream_events, "responses": dict(sorted(ledger.statuses.items())),
               "peak_redis_connections": peak[0], "violations": ledger.violations}
@@ -502,6 +566,61 @@ def main(argv=None) -> int:
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if ledger.violations else 0
+
+
+def _finished_matches(shape, ledger, deadline) -> list[dict]:
+    """Every match the clients started, once finished; a match still running at the deadline is a
+    violation (bot-only matches are reconciled whatever Redis lost; an outside bot that stopped
+    playing forfeits on its timers)."""
+    reader = Client(shape.base, ledger, random.Random(0), threading.Event())
+    finished, pending = {}, set(ledger.matches)
+    while pending and time.monotonic() < deadline:
+        for match_id in list(pending):
+            match = reader.call("GET", f"/matches/{match_id}").json()
+            if match["status"] == "finished":
+                finished[match_id] = match
+                pending.discard(match_id)
+        time.sleep(1)
+    for match_id in sorted(pending):
+        ledger.violate(f"match {match_id} did not finish")
+    return list(finished.values())
+
+
+def check_ladder(shape, ledger, matches: list[dict], seconds: float = 60):
+    """Each rated match game counted once (the ladder started empty): every entrant has as many
+    rated games as its finished matches between two different entrants played. Lost ratings are
+    applied again by the reconcilers (within the stall time): they are waited for."""
+    expected = Counter()
+    for match in matches:
+        if len(set(match["bots"])) == 2 and match["dealing"] == "server":
+            for bot in match["bots"]:
+                expected[bot] += match["games_done"]
+    reader = Client(shape.base, ledger, random.Random(0), threading.Event())
+    deadline = time.monotonic() + seconds
+    while True:
+        counted = {row["entrant"]: row["games"] for row in reader.call("GET", "/ratings").json()}
+        if all(counted.get(bot, 0) == games for bot, games in expected.items()) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    for bot, games in expected.items():
+        if counted.get(bot, 0) != games:
+            ledger.violate(f"the ladder counts {counted.get(bot, 0)} rated games of {bot}, its matches played {games}")
+
+
+def check_jobs_per_move(shape, ledger) -> float | None:
+    """Bot jobs run (ronda_job_duration_seconds, by every worker process, the killed ones' files
+    kept) against bot moves made (ronda_actions_applied_total by bot seats): no move computed twice."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.multiprocess import MultiProcessCollector
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(shape.worker_metrics))
+    jobs = registry.get_sample_value("ronda_job_duration_seconds_count", {"job": "bot_turn"}) or 0
+    moves = registry.get_sample_value("ronda_actions_applied_total", {"by": "bot"}) or 0
+    if not moves:
+        return None
+    if jobs / moves > JOBS_PER_MOVE_BOUND:
+        ledger.violate(f"{jobs:.0f} bot jobs run for {moves:.0f} bot moves: {jobs / moves:.3f} a move")
+    return round(jobs / moves, 3)
 
 
 def _unfinished(shape, ledger, deadline) -> list[str]:

@@ -3,6 +3,7 @@
 import hashlib
 import json
 import random
+import uuid
 
 import pytest
 
@@ -380,3 +381,20 @@ def test_opening_a_table_reads_the_same_bytes_at_50_and_at_8000_actions(app, cli
     short, long_ = opened_after(50), opened_after(8000)
     print(f"bytes to open a game: {short[0]} at 50 actions ({short[1]} events), {long_[0]} at 8,000 ({long_[1]} events)")
     assert 1 / 1.5 <= long_[0] / short[0] <= 1.5
+
+
+def test_a_match_retried_after_its_idempotency_record_was_lost_is_the_same_match(app, client):
+    """A first run whose answer was lost (a killed worker process, Redis losing its last second)
+    leaves a match but no record of its answer: the retry with the same key finds that match
+    instead of starting a second one, whose games would run and be rated unseen."""
+    body = {"bots": ["random", "greedy"], "games": 1, "rules": {"preset": "simple"}}
+    key = {"Idempotency-Key": f"lost-{uuid.uuid4().hex}"}
+    first = client.post("/matches", json=body, headers=key)
+    assert first.status_code == 202
+    redis = app.services.store.redis
+    records = [name for name in redis.scan_iter("idempotency:*") if first.json["id"].encode() in (redis.get(name) or b"")]
+    assert len(records) == 1
+    redis.delete(*records)
+    again = client.post("/matches", json=body, headers=key)
+    assert again.status_code == 202 and "Idempotent-Replayed" not in again.headers
+    assert again.json["id"] == first.json["id"]

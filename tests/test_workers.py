@@ -281,7 +281,8 @@ def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, 
 
 def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, redis_url, queue_name):
     """One job per game version: the sweeper queueing a waiting move again leaves one job in the
-    queue; once that job ran, queueing it again makes a fresh one."""
+    queue; once that job ran, none either (the sweeper read the game before the job moved it: a
+    second run would be work done twice); a job that failed is queued afresh."""
     dispatcher, client = rq_app.services.dispatcher, rq_app.test_client()
     created = client.post("/games", json={"players": 2, "first_dealer": 0, "rules": {"preset": "simple"},
                                           "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
@@ -292,7 +293,11 @@ def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, 
         dispatcher.bot_turn(game_id, version)
     assert queue.count == 1
     run_queue(redis_url, queue_name)
-    dispatcher.bot_turn(game_id, version)  # a stale one now: it runs and ends quietly
+    dispatcher.bot_turn(game_id, version)
+    assert queue.count == 0
+    from rq.job import Job
+    queue.connection.hset(Job.key_for(f"bot-{game_id}-{version}"), "status", "failed")
+    dispatcher.bot_turn(game_id, version)
     assert queue.count == 1
 
 

@@ -6,6 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from ..accounts.service import MAX_MOVE_SECONDS
 from ..matches.service import FORFEIT_TIMEOUTS, MAX_GAMES
+from . import idempotency
 from . import schemas as s
 from .common import Blueprint, documents_problems, request_address, services
 
@@ -76,7 +77,7 @@ class Matches(MethodView):
         the standings.
         """
         match = services().matches.create_match(request, request_address(),
-                                                current_app.config["MATCH_GAMES_PER_CLIENT"])
+                                                current_app.config["MATCH_GAMES_PER_CLIENT"], idempotency.resource_id())
         return match, {"Location": url_for("matches.MatchResource", match_id=match["id"])}
 
 

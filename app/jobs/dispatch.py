@@ -13,7 +13,7 @@ from datetime import timedelta
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.executions import Execution, ExecutionRegistry
-from rq.job import Job
+from rq.job import Job, JobStatus
 
 from ..ops.connection import StoreUnavailable
 from . import tasks
@@ -21,6 +21,7 @@ from . import tasks
 log = logging.getLogger(__name__)
 JOB_TIMEOUT = 60  # seconds; an expert move takes a fraction of one
 MATCH_GAME_TIMEOUT = 600
+FINISHED = JobStatus.FINISHED.value.encode()
 JOB_RETRY = Retry(max=2, interval=[1, 5])
 
 
@@ -53,10 +54,12 @@ class RQDispatcher:
     def _once(self, queue: Queue, function: str, args: tuple, job_id: str, options: dict | None = None,
               waiting: set[str] | None = None) -> bool:
         """One job per game version (or match game). A re-dispatch (the reconcilers') adds none
-        while the job waits in its queue (`waiting`: the queue's job ids, when the caller read them)
-        or runs on a live worker, so a backlog or a slow move is never done twice; a job that ran,
-        failed or was lost (its hash may still say queued or started: its queue's push or its
-        worker lost with Redis's last second, or a worker killed under it) is queued afresh."""
+        while the job waits in its queue (`waiting`: the queue's job ids, when the caller read them),
+        runs on a live worker, or has finished (the reconciler read the game before the job moved
+        it; its writes precede its finish, so a finished job's work is kept whatever Redis lost):
+        a backlog or a slow move is never done twice. A job that failed or was lost (its hash may
+        still say queued or started: its queue's push or its worker lost with Redis's last second,
+        or a worker killed under it) is queued afresh."""
         options = options or self.options
         if waiting is not None and job_id in waiting:
             return False
@@ -64,7 +67,8 @@ class RQDispatcher:
             queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
             return True
         except DuplicateJobError:
-            if (waiting is None and queue.get_job_position(job_id) is not None) or _running(queue, job_id):
+            if (queue.connection.hget(Job.key_for(job_id), "status") == FINISHED
+                    or (waiting is None and queue.get_job_position(job_id) is not None) or _running(queue, job_id)):
                 return False
         # Executions that outlived their worker go first: Job.delete refuses a job listing one.
         queue.connection.delete(ExecutionRegistry(job_id=job_id, connection=queue.connection).key)

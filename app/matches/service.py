@@ -53,8 +53,12 @@ class MatchService:
         self.store, self.games, self.writer = store, games, writer
         self.dispatcher, self.accounts = dispatcher, accounts
 
-    def create_match(self, request: dict, client: str, cap: int) -> dict:
-        """Queue a match for `client` (an address), whose running match games may not pass `cap` (0: no cap)."""
+    def create_match(self, request: dict, client: str, cap: int, match_id: str | None = None) -> dict:
+        """Queue a match for `client` (an address), whose running match games may not pass `cap` (0: no cap).
+        `match_id`, when given, is the same for every retry of one request: a retry after a first
+        run that died (its answer lost) finds that match rather than starting a second one."""
+        if match_id is not None and self.store.exists(match_id):
+            return self.status(match_id)
         bots = request["bots"]
         rules = rules_from_request(request.get("rules"))
         rules.check_players(len(bots))
@@ -69,7 +73,7 @@ class MatchService:
         if cap and not self.store.reserve_games(client, request["games"], cap):
             raise TooManyMatchGames(f"more than {cap} match games would be running for this client; "
                                     "wait for its matches to finish")
-        match_id = secrets.token_urlsafe(12)
+        match_id = match_id or secrets.token_urlsafe(12)
         doc = {"id": match_id, "rules": rules.to_dict(), "bots": bots, "games_total": request["games"],
                "client": client if cap else None,
                "seed": request.get("seed") or new_seed(),

@@ -52,6 +52,9 @@ class MatchStore:
         if games > 0 and self.redis.decrby(key, games) <= 0:
             self.redis.delete(key)
 
+    def exists(self, match_id: str) -> bool:
+        return bool(self.redis.exists(match_key(match_id)))
+
     def create(self, match_id: str, doc: dict):
         self.redis.set(match_key(match_id), _dump(doc), ex=self.ttl, nx=True)
 
