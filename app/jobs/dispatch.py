@@ -53,13 +53,11 @@ class RQDispatcher:
 
     def _once(self, queue: Queue, function: str, args: tuple, job_id: str, options: dict | None = None,
               waiting: set[str] | None = None) -> bool:
-        """One job per game version (or match game). A re-dispatch (the reconcilers') adds none
-        while the job waits in its queue (`waiting`: the queue's job ids, when the caller read them),
-        runs on a live worker, or has finished (the reconciler read the game before the job moved
-        it; its writes precede its finish, so a finished job's work is kept whatever Redis lost):
-        a backlog or a slow move is never done twice. A job that failed or was lost (its hash may
-        still say queued or started: its queue's push or its worker lost with Redis's last second,
-        or a worker killed under it) is queued afresh."""
+        """One job per game version (or match game): a re-dispatch (the reconcilers') adds none
+        while the job is in hand (_in_hand), so a backlog or a slow move is never done twice. A job
+        that failed or was lost (its hash may still say queued or started: its queue's push or its
+        worker lost with Redis's last second, or a worker killed under it) is queued afresh.
+        `waiting`: the queue's job ids, when the caller read them for many jobs at once."""
         options = options or self.options
         if waiting is not None and job_id in waiting:
             return False
@@ -67,8 +65,7 @@ class RQDispatcher:
             queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
             return True
         except DuplicateJobError:
-            if (queue.connection.hget(Job.key_for(job_id), "status") == FINISHED
-                    or (waiting is None and queue.get_job_position(job_id) is not None) or _running(queue, job_id)):
+            if _in_hand(queue, job_id, waiting):
                 return False
         # Executions that outlived their worker go first: Job.delete refuses a job listing one.
         queue.connection.delete(ExecutionRegistry(job_id=job_id, connection=queue.connection).key)
@@ -110,6 +107,16 @@ class RQDispatcher:
             return 0
         waiting = set(self._queues_of(match_id)[1].get_job_ids())  # read once, not once a game
         return sum(self.match_game(match_id, index, waiting) for index in indexes)
+
+
+def _in_hand(queue: Queue, job_id: str, waiting: set[str] | None) -> bool:
+    """The job needs no other: it waits in its queue, runs on a live worker, or has finished (the
+    reconciler read the game or match before the job moved it on; its writes precede its finish,
+    so a finished job's work was kept whatever Redis lost)."""
+    if queue.connection.hget(Job.key_for(job_id), "status") == FINISHED:
+        return True
+    queued = job_id in waiting if waiting is not None else queue.get_job_position(job_id) is not None
+    return queued or _running(queue, job_id)
 
 
 def _running(queue: Queue, job_id: str) -> bool:
