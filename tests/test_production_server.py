@@ -97,15 +97,21 @@ def test_300_streams_on_one_worker_each_get_every_event_while_other_requests_suc
         sock.close()
 
 
+def read_to_close(sock) -> bytes:
+    """All the server sent until it closed the connection."""
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except ConnectionResetError:  # closed with part of the request unread: what came before stays
+        pass
+    return data
+
+
 def raw_answer(port, request: bytes) -> tuple[int, dict, bytes]:
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(request)
-        data = b""
-        try:
-            while chunk := sock.recv(65536):
-                data += chunk
-        except ConnectionResetError:  # the server closed with part of the request unread: keep its answer
-            pass
+        data = read_to_close(sock)
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = dict(line.split(": ", 1) for line in lines[1:])
@@ -136,13 +142,7 @@ def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(re
     stopped = time.monotonic()
     process.send_signal(signal.SIGTERM)
     for sock in streams:
-        data = b""
-        try:
-            while chunk := sock.recv(65536):
-                data += chunk
-        except ConnectionResetError:  # the server closed with part of the request unread: keep its answer
-            pass
-        assert b"retry: " in data  # then the server closed the stream
+        assert b"retry: " in read_to_close(sock)  # then the server closed the stream
     process.wait(timeout=10)
     print(f"gunicorn exited {time.monotonic() - stopped:.2f} s after SIGTERM with 20 open streams")
     assert time.monotonic() - stopped < 10
