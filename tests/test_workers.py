@@ -380,3 +380,21 @@ def test_a_job_that_came_back_started_by_a_worker_long_gone_is_queued_again_and_
     assert dispatcher.match_games_again(match_id, [0]) == 1
     assert queue.get_job_ids() == [job_id] and Job.fetch(job_id, connection=queue.connection).get_status() == "queued"
     assert dispatcher.match_games_again(match_id, [0]) == 0 and queue.get_job_ids() == [job_id]
+
+
+def test_a_job_whose_hash_lost_its_status_is_queued_again_not_left_for_good(rq_app, redis_url, queue_name):
+    """Found by the soak (seed 41): a bot job's hash held no status (RQ then refuses to delete it),
+    so every sweep failed on that game and it never moved again."""
+    from rq.job import Job
+    client, dispatcher = rq_app.test_client(), rq_app.services.dispatcher
+    created = client.post("/games", json={"players": 2, "first_dealer": 0, "rules": {"preset": "simple"},
+                                          "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
+    game_id, version = created["game"]["id"], created["game"]["version"]
+    queue = Queue(queue_name, connection=connect(redis_url))
+    job_id = f"bot-{game_id}-{version}"
+    queue.connection.lrem(queue.key, 0, job_id)
+    queue.connection.hdel(Job.key_for(job_id), "status")
+    dispatcher.bot_turn(game_id, version)
+    assert queue.get_job_ids() == [job_id]
+    run_queue(redis_url, queue_name)
+    assert client.get(f"/games/{game_id}").json["awaiting"] == [0]  # the bot moved

@@ -11,7 +11,7 @@ import zlib
 from datetime import timedelta
 
 from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job, JobStatus
 
@@ -73,6 +73,8 @@ class RQDispatcher:
             Job.fetch(job_id, connection=queue.connection).delete()
         except NoSuchJobError:  # it expired meanwhile
             pass
+        except InvalidJobOperation:  # a hash without its status (half of it lost, or a late heartbeat's): RQ
+            queue.connection.delete(Job.key_for(job_id))  # cannot read it, so it goes as it is
         try:
             queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
             return True
