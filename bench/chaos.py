@@ -572,18 +572,10 @@ def _finished_matches(shape, ledger, deadline) -> list[dict]:
     """Every match the clients started, once finished; a match still running at the deadline is a
     violation (bot-only matches are reconciled whatever Redis lost; an outside bot that stopped
     playing forfeits on its timers)."""
-    reader = Client(shape.base, ledger, random.Random(0), threading.Event())
-    finished, pending = {}, set(ledger.matches)
-    while pending and time.monotonic() < deadline:
-        for match_id in list(pending):
-            match = reader.call("GET", f"/matches/{match_id}").json()
-            if match["status"] == "finished":
-                finished[match_id] = match
-                pending.discard(match_id)
-        time.sleep(1)
-    for match_id in sorted(pending):
+    finished, pending = _wait_finished(shape, ledger, "matches", ledger.matches, deadline)
+    for match_id in pending:
         ledger.violate(f"match {match_id} did not finish")
-    return list(finished.values())
+    return finished
 
 
 def check_ladder(shape, ledger, matches: list[dict], seconds: float = 60):
@@ -626,14 +618,22 @@ def check_jobs_per_move(shape, ledger) -> float | None:
 def _unfinished(shape, ledger, deadline) -> list[str]:
     """Games still not finished at the deadline: the clients stopped, so every game left owes
     only bots' moves, or is a human game this harness abandoned mid-way (those are left out)."""
+    return _wait_finished(shape, ledger, "games", ledger.games, deadline)[1]
+
+
+def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[dict], list[str]]:
+    """Read `/<resources>/<id>` until each is finished or the deadline passes: (the finished ones'
+    last answers, the ids still not finished)."""
     reader = Client(shape.base, ledger, random.Random(0), threading.Event())
-    pending = set(ledger.games)
+    finished, pending = [], set(ids)
     while pending and time.monotonic() < deadline:
-        for game_id in list(pending):
-            if reader.call("GET", f"/games/{game_id}").json()["status"] == "finished":
-                pending.discard(game_id)
+        for resource_id in list(pending):
+            answer = reader.call("GET", f"/{resources}/{resource_id}").json()
+            if answer["status"] == "finished":
+                finished.append(answer)
+                pending.discard(resource_id)
         time.sleep(1)
-    return sorted(pending)
+    return finished, sorted(pending)
 
 
 if __name__ == "__main__":
