@@ -7,9 +7,10 @@ address's (one address may run many bots); a bot token that fails to authenticat
 address's. The headers show the token's budget when a token is sent, else the address's.
 Probes and CORS preflights are exempt.
 
-Counting costs a request no Redis round trip: each process counts in memory and shares its
-counts through Redis in the background (app/ops/window_counts.py), so Redis down or slow never
-holds up or fails a request here.
+Counting costs a request far from its budget no Redis round trip: each process counts in memory
+and shares its counts through Redis in the background; near a budget a request counts in Redis
+(one round trip), so the budget holds across processes (app/ops/window_counts.py). Redis down
+never fails a request here: it is then judged by this process's estimate.
 """
 
 import hashlib
