@@ -80,3 +80,11 @@ class IdempotencyKeyReused(ServiceError):
 
 class IdempotentRequestInProgress(ServiceError):
     status, code = 409, "idempotent_request_in_progress"
+
+
+class PlayerNotFound(ServiceError):
+    status, code = 404, "player_not_found"
+
+
+class PoolNotFound(ServiceError):
+    status, code = 404, "pool_not_found"

@@ -7,8 +7,11 @@ live queue it serves jobs for (`job_services`), kept for every later job.
 """
 
 import secrets
+import time
 import weakref
 
+from .accounts.inbox import Inboxes
+from .accounts.ladders import Ladders, LadderStore
 from .accounts.service import AccountService
 from .accounts.store import AccountStore
 from .bots import BOTS
@@ -29,6 +32,9 @@ from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
 from .ops.window_counts import WindowCounts
+from .players.effects import Settlement, TellPlayers
+from .players.service import PlayerService
+from .players.store import PlayerStore
 
 _PROCESS_SECRET = secrets.token_bytes(32)
 _in_process_server = None
@@ -48,12 +54,19 @@ class Services:
         ttl_by_status = {"open": config["OPEN_GAME_TTL"], "active": config["ACTIVE_GAME_TTL"],
                          "finished": config["FINISHED_GAME_TTL"]}
         self.store = GameStore(client, ttl_by_status, config["WRITE_REPLICAS"], config["REPLICA_WAIT_MS"])
-        accounts = AccountStore(client, self.store.feed_commands[0], config["BOT_IDLE_TTL"],
-                                rated_ttl=2 * config["FINISHED_GAME_TTL"])
-        self.accounts = AccountService(accounts, utc_now, secret_key(config))
+        inboxes = Inboxes(client, self.store.feed_commands[0])
+        self.ladders = Ladders(LadderStore(client, rated_ttl=2 * config["FINISHED_GAME_TTL"]), time.time)
+        self.accounts = AccountService(AccountStore(client, inboxes, config["BOT_IDLE_TTL"]), self.ladders, utc_now,
+                                       secret_key(config))
+        self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
+                                                 counted_ttl=2 * config["FINISHED_GAME_TTL"]),
+                                     self.ladders, utc_now, secret_key(config))
+        self.settlement = Settlement(self.store, self.players, self.ladders)
         self.writer = GameWriter(self.store, effects=(
-            QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher)))
-        self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts), self.writer)
+            QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher),
+            TellPlayers(self.players), self.settlement))
+        self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts, self.players),
+                                 self.writer, self.players)
         self.moves = BotMoves(self.games)
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)

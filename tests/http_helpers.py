@@ -5,9 +5,11 @@ def bearer(token):
     return {"Authorization": f"Bearer {token}"}
 
 
-def create(client, players=2, preset="classic", **body):
+def create(client, players=2, preset="classic", token=None, **body):
+    """A game of humans (or `seats`); `token`, a player token for the seat marked `mine`."""
     seats = body.pop("seats", [{"type": "human", "name": f"P{i}"} for i in range(players)])
-    rv = client.post("/games", json={"players": players, "rules": {"preset": preset}, "seats": seats, **body})
+    rv = client.post("/games", json={"players": players, "rules": {"preset": preset}, "seats": seats, **body},
+                     headers=bearer(token) if token else {})
     assert rv.status_code == 201, rv.json
     return rv.json["game"], {t["seat"]: t["token"] for t in rv.json["tokens"]}
 

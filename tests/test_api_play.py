@@ -69,13 +69,17 @@ def hidden_cards(app, game_id, viewer):
 
 
 @pytest.mark.parametrize("preset", ["classic", "traditional", "simple"])
-def test_no_answer_leaks_a_hidden_card_to_a_seat_or_a_spectator(app, client, preset):
-    game, tokens = create(client, players=4, preset=preset, seed=f"leak-{preset}")
+def test_no_answer_leaks_a_hidden_card_to_a_seat_a_player_or_a_spectator(app, client, preset):
+    player_token = client.post("/players", json={"name": "Leila"}).json["token"]
+    seats = [{"type": "human", "name": f"P{i}", "mine": i == 2} for i in range(4)]
+    # Seat 2 is the player's: their token reads that seat, and never another's hand.
+    game, tokens = create(client, players=4, preset=preset, seed=f"leak-{preset}", seats=seats, token=player_token)
+    viewers = {None: None, 0: tokens[0], 2: player_token}
     chooser = random.Random(3)
     for _ in range(40):
-        for viewer in (None, 0):
+        for viewer, token in viewers.items():
             hidden = hidden_cards(app, game["id"], viewer)
-            headers = {"Authorization": f"Bearer {tokens[viewer]}"} if viewer is not None else {}
+            headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
             view = client.get(f"/games/{game['id']}" + ("/view" if viewer is not None else ""), headers=headers).json
             assert not card_ids_in(view) & hidden
             recent = client.get(f"/games/{game['id']}/events?after={max(0, view['event_count'] - 6)}",

@@ -13,6 +13,8 @@ import redis
 import requests
 
 from app.accounts import ratings
+from app.accounts.inbox import Inboxes
+from app.accounts.ladders import Ladders, LadderStore
 from app.accounts.store import AccountStore
 from app.engine import Game, rules_from_request
 from app.matches.play import deck_seed
@@ -57,8 +59,9 @@ def test_elo_updates_are_the_hand_computed_ones():
 
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     from app.accounts.service import AccountService
-    bots = AccountService(AccountStore(redis.Redis.from_url(redis_url), "PUBLISH", 3600), utc_now=lambda: "now",
-                          secret=b"test")
+    client = redis.Redis.from_url(redis_url)
+    bots = AccountService(AccountStore(client, Inboxes(client, "PUBLISH"), 3600), Ladders(LadderStore(client, 3600), time.time),
+                          utc_now=lambda: "now", secret=b"test")
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     assert bots.rate_game(f"{a}-game-1", a, b)  # 1500 vs 1500: ±12
     assert bots.rate_game(f"{a}-game-2", b, a)  # 1488 beats 1512: 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276

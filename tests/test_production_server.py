@@ -159,6 +159,7 @@ def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_r
     """Turn streams wait on the process's one subscription, as game streams do: 500 of them open
     on one gevent worker, other requests still answer, Redis sees no connection per stream, and a
     posted turn reaches every stream of its bot."""
+    from app.accounts.inbox import Inboxes
     from app.accounts.store import AccountStore
     port = free_port()
     process = start_gunicorn({**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"}, port)
@@ -176,7 +177,7 @@ def test_500_bot_turn_streams_on_one_worker_hold_no_connection_and_leave_other_r
             ready = list(pool.map(lambda _: call(base, "GET", "/health/ready"), range(50)))
         assert len(views) == 100 and all(v["status"] == "open" for v in views) and len(ready) == 50
         assert redis.info("clients")["connected_clients"] - clients_before < 60
-        AccountStore(redis, "PUBLISH", 3600).notify(bots[0]["bot"]["id"], {
+        AccountStore(redis, Inboxes(redis, "PUBLISH"), 3600).notify(bots[0]["bot"]["id"], {
             "game_id": "g", "seat": 0, "version": 1, "match_id": None, "move_seconds": None, "deadline": None})
         for sock in streams[::len(bots)]:
             assert b'"game_id":"g"' in read_until(sock, b"event: turn", 1)

@@ -59,6 +59,8 @@ def send(base, operation, example):
         return requests.post(f"{base}/matches", json=example)
     if operation == "createBot":
         return requests.post(f"{base}/bots", json=example)
+    if operation == "createPlayer":
+        return requests.post(f"{base}/players", json=example)
     if operation == "claimSeat":
         game = requests.post(f"{base}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json()
         return requests.post(f"{base}/games/{game['game']['id']}/seats/1", json=example)

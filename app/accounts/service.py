@@ -12,11 +12,12 @@ import logging
 import secrets
 import time
 
-from . import ratings
+from .ladders import Ladders, record
 from ..bots import LEVEL_SUMMARIES, LEVELS
 from ..errors import BotNotFound, InvalidToken, TooManyBots
 from ..games.seats import OUTSIDE_PREFIX, token_digest
 from ..ops.connection import StoreUnavailable
+from ..ops.keys import MATCH_POOL
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +26,8 @@ MAX_MOVE_SECONDS = 60  # the longest per-move time limit: an older turn has been
 
 
 class AccountService:
-    def __init__(self, store, utc_now, secret: bytes):
-        self.store = store
+    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
+        self.store, self.ladders = store, ladders
         self.utc_now = utc_now
         self.secret = secret
 
@@ -37,7 +38,7 @@ class AccountService:
         `cap` bots registered within the idle ttl (0: no limit). `bot_id`, when given, is the same
         for every retry of one request: a retry after a first run that died finds its bot."""
         if bot_id is not None and (existing := self.store.load(bot_id)) is not None:
-            return self._public(existing, self.store.ratings()), self._token_of(existing)
+            return self._public(existing, self._match_ladder()), self._token_of(existing)
         bot_id = bot_id or secrets.token_urlsafe(9)
         refused = self.store.reserve_registration(client, bot_id, per_hour, cap)
         if refused == -1:
@@ -49,7 +50,7 @@ class AccountService:
         doc = {"id": bot_id, "name": name, "description": description or "", "token_salt": salt,
                "token_hash": token_digest(token), "created_at": self.utc_now()}
         self.store.register(bot_id, doc)
-        return self._public(doc, self.store.ratings()), token
+        return self._public(doc, self._match_ladder()), token
 
     def token_of(self, bot_id: str) -> str | None:
         """The bot's token, derived again (None for a bot gone, or registered before tokens were derived)."""
@@ -64,11 +65,11 @@ class AccountService:
         return f"{TOKEN_PREFIX}{bot_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
     def get(self, bot_id: str) -> dict:
-        return self._public(self._load(bot_id), self.store.ratings())
+        return self._public(self._load(bot_id), self._match_ladder())
 
     def registered(self, offset: int, limit: int) -> tuple[list[dict], int]:
         docs, total = self.store.registered(offset, limit)
-        ladder = self.store.ratings()
+        ladder = self._match_ladder()
         return [self._public(doc, ladder) for doc in docs], total
 
     def exists(self, bot_id: str) -> bool:
@@ -99,11 +100,14 @@ class AccountService:
             raise BotNotFound(f"no registered bot {bot_id}")
         return doc
 
+    def _match_ladder(self) -> dict[str, dict]:
+        return self.ladders.store.everyone(MATCH_POOL)
+
     @staticmethod
     def _public(doc, ladder):
         rated = ladder.get(OUTSIDE_PREFIX + doc["id"], {})
         return {"id": doc["id"], "entrant": OUTSIDE_PREFIX + doc["id"], "name": doc["name"],
-                "description": doc["description"], "created_at": doc["created_at"], **_record(rated)}
+                "description": doc["description"], "created_at": doc["created_at"], **record(rated)}
 
     # ----- the inbox: turns, game_over, match_over ---------------------------------------------
     def notify(self, bot_id: str, notice: dict):
@@ -125,25 +129,16 @@ class AccountService:
         return [{"id": entry_id, "type": "turn", **notice}
                 for entry_id, notice in self.store.inbox_after(bot_id, after)]
 
-    # ----- ladder ------------------------------------------------------------------------------
+    # ----- the match ladder ----------------------------------------------------------------------
     def rate_game(self, game_id: str, winner: str, loser: str) -> bool:
-        """Count a finished game on the ladder, once whatever the retries: False when it was already."""
-        ladder = self.store.ratings()
-        change = ratings.rating_change(_record(ladder.get(winner, {}))["rating"],
-                                       _record(ladder.get(loser, {}))["rating"])
-        return self.store.rate_game(game_id, winner, loser, change, ratings.INITIAL_RATING)
+        """Count a finished match game on the match ladder, once whatever the retries: False when it was already."""
+        return self.ladders.rate(MATCH_POOL, game_id, [(winner, True), (loser, False)])
 
     def ladder(self) -> list[dict]:
-        rows = [{"entrant": entrant, **_record(rated)} for entrant, rated in self.store.ratings().items()]
-        return sorted(rows, key=lambda row: -row["rating"])
+        return self.ladders.ladder(MATCH_POOL)
 
     def levels(self) -> list[dict]:
-        ladder = self.store.ratings()
+        ladder = self._match_ladder()
         return [{"level": number, "bot": bot, "summary": LEVEL_SUMMARIES[bot],
                  "rating": ladder[bot]["rating"] if bot in ladder else None}
                 for number, bot in enumerate(LEVELS, start=1)]
-
-
-def _record(rated: dict) -> dict:
-    return {"rating": rated.get("rating", ratings.INITIAL_RATING), "games": int(rated.get("games", 0)),
-            "wins": int(rated.get("wins", 0)), "losses": int(rated.get("losses", 0))}

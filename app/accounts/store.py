@@ -1,44 +1,12 @@
-"""Registered outside bots, their inboxes of turns, and the rating ladder, in Redis (keys: store.py)."""
+"""Registered outside bots and their inboxes of turns, in Redis (keys: app/ops/keys.py)."""
 
 import json
 import time
 
-
 from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
-from ..ops.keys import (BOT_INDEX_KEY, RATED_GAMES_KEY, RATINGS_KEY, bot_inbox_key, bot_key, bot_registrations_key,
-                        bot_turns_channel)
-
-INBOX_LENGTH = 1000  # turns kept per bot: a bot away for longer reads its games' views instead
-INBOX_TTL = 24 * 3600
-TURNS_PER_READ = 100
-
-# KEYS: the inbox stream, its channel. ARGV: the turn, inbox length, ttl, the publish command
-# (SPUBLISH on a cluster). The turn is kept and announced in one step, so a reader that subscribed
-# before reading the inbox misses none (app/live.py serves every bot stream on one subscription).
-_NOTIFY = """
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'message', ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call(ARGV[4], KEYS[2], id)
-return id
-"""
-
-# KEYS: the ratings hash, the rated games. ARGV: game id, winner, loser, points moved, initial
-# rating, now (s), how long a rated game is remembered (s). One rated game, whole, and only once.
-_RATE_GAME = """
-if redis.call('ZADD', KEYS[2], 'NX', ARGV[6], ARGV[1]) == 0 then return 0 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[6]) - tonumber(ARGV[7]))
-table.remove(ARGV, 1)
-for i, entrant in ipairs({ARGV[1], ARGV[2]}) do
-  local sign = i == 1 and 1 or -1
-  redis.call('HSETNX', KEYS[1], entrant .. ':rating', ARGV[4])
-  redis.call('HINCRBYFLOAT', KEYS[1], entrant .. ':rating', sign * tonumber(ARGV[3]))
-  redis.call('HINCRBY', KEYS[1], entrant .. ':games', 1)
-  redis.call('HINCRBY', KEYS[1], entrant .. (i == 1 and ':wins' or ':losses'), 1)
-end
-return 1
-"""
-
+from ..ops.keys import BOT_INDEX_KEY, bot_inbox_key, bot_key, bot_registrations_key, bot_turns_channel
+from .inbox import Inboxes
 
 # KEYS: a client's registrations (bot id -> when, in ms). ARGV: now, bot id, per hour, cap, window (ms).
 # 1 registered; -1 over the hourly rate; -2 over the cap of bots within the window (0: no limit).
@@ -55,13 +23,9 @@ return 1
 
 
 class AccountStore:
-    def __init__(self, client: RedisClient, publish: str, idle_ttl: int, rated_ttl: int = 7 * 24 * 3600):
-        """`idle_ttl`: seconds a bot is kept after its token was last used; `rated_ttl`: seconds the
-        ladder remembers a game it counted (longer than a match's records, which can replay it)."""
-        self.redis = client
-        self.publish, self.idle_ttl, self.rated_ttl = publish, idle_ttl, rated_ttl
-        self._rate_game = client.register_script(_RATE_GAME)
-        self._notify = client.register_script(_NOTIFY)
+    def __init__(self, client: RedisClient, inboxes: Inboxes, idle_ttl: int):
+        """`idle_ttl`: seconds a bot is kept after its token was last used."""
+        self.redis, self.inboxes, self.idle_ttl = client, inboxes, idle_ttl
         self._register_for_client = client.register_script(_REGISTER_FOR_CLIENT)
 
     def reserve_registration(self, client: str, bot_id: str, per_hour: int, cap: int) -> int:
@@ -93,25 +57,7 @@ class AccountStore:
         return [doc for doc in docs.values() if doc], total - len(lapsed)
 
     def notify(self, bot_id: str, message: dict):
-        self._notify(keys=[bot_inbox_key(bot_id), bot_turns_channel(bot_id)],
-                        args=[_dump(message), INBOX_LENGTH, INBOX_TTL, self.publish])
+        self.inboxes.post(bot_inbox_key(bot_id), bot_turns_channel(bot_id), message)
 
     def inbox_after(self, bot_id: str, after: str) -> list[tuple[str, dict]]:
-        """The turns posted after stream id `after` ("0": all kept), at once: waiting is the live hub's."""
-        answer = self.redis.xread({bot_inbox_key(bot_id): after}, count=TURNS_PER_READ)
-        entries = answer[0][1] if answer else []
-        return [(entry_id.decode(), json.loads(fields[b"message"])) for entry_id, fields in entries]
-
-    def ratings(self) -> dict[str, dict]:
-        """Every rated entrant: rating, games, wins, losses."""
-        ladder: dict[str, dict] = {}
-        for field, value in self.redis.hgetall(RATINGS_KEY).items():
-            entrant, _, name = field.decode().rpartition(":")
-            ladder.setdefault(entrant, {})[name] = float(value)
-        return ladder
-
-    def rate_game(self, game_id: str, winner: str, loser: str, change: float, initial: float) -> bool:
-        """One rated game: `change` points from loser to winner, both counted (one atomic step),
-        unless the ladder counted this game already (remembered as long as its match's records)."""
-        return bool(self._rate_game(keys=[RATINGS_KEY, RATED_GAMES_KEY],
-                                    args=[game_id, winner, loser, change, initial, time.time(), self.rated_ttl]))
+        return self.inboxes.after(bot_inbox_key(bot_id), after)

@@ -2,18 +2,18 @@
 
 import re
 
-from flask import Response, current_app, request, url_for
+from flask import current_app, request, url_for
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
 from ..bots import LEVELS
 from ..errors import InvalidRequest
-from ..live.hub import CLOSED, bot_topic
+from ..live.feed import bot_topic
 from . import idempotency
-from .common import BOT_TOKEN, Blueprint, bearer_token, documents_problems, live, request_address, services, token_first
+from .common import (BOT_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, request_address,
+                     services, token_first)
 from .matches import EntrantResult
 from .schemas import Answer, GameView
-from ..live.streams import RECONNECT_HINT, sse
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
@@ -40,10 +40,11 @@ def header_turn_id(name: str) -> str | None:
 
 
 class Record(Answer):
-    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start)"})
+    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start, docs/ratings.md)"})
     games = fields.Integer(required=True, metadata={"description": "rated games played"})
     wins = fields.Integer(required=True)
     losses = fields.Integer(required=True)
+    provisional = fields.Boolean(required=True, metadata={"description": "fewer than 10 rated games yet"})
 
 
 class CreateBotRequest(Schema):
@@ -201,7 +202,8 @@ class MyTurns(MethodView):
         bot_id = services().accounts.authenticate(bearer_token())
         after = query.get("after") or services().accounts.recent_cursor()
         accounts = services().accounts
-        notices = live().wait_for_turns(bot_id, query["wait_seconds"], lambda: accounts.inbox_after(bot_id, after))
+        notices = live().wait_for_notices(bot_topic(bot_id), query["wait_seconds"],
+                                          lambda: accounts.inbox_after(bot_id, after))
         return {"turns": [notice for notice in notices if notice["type"] == "turn"], "notices": notices,
                 "cursor": notices[-1]["id"] if notices else after}
 
@@ -227,34 +229,7 @@ class MyTurnStream(MethodView):
         service = services().accounts
         bot_id = service.authenticate(bearer_token())
         after = header_turn_id("Last-Event-ID") or service.recent_cursor()
-        return Response(turn_stream(service, live(), bot_id, after, current_app.config["SSE_KEEPALIVE_SECONDS"]),
-                        mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def turn_stream(service, hub, bot_id: str, after: str, keepalive: float):
-    """Every turn after `after`, as it comes: the stream waits on the process's one subscription
-    and reads the bot's inbox only when told of a new turn (it holds no Redis connection)."""
-    watcher = hub.watch(bot_topic(bot_id), wants_events=False)  # before reading, so no turn slips between
-
-    def events(after):
-        try:
-            yield ": connected\n\n"
-            while True:
-                notices = service.inbox_after(bot_id, after)
-                for notice in notices:
-                    after = notice["id"]
-                    yield sse(notice["type"], notice, notice["id"])
-                if notices:
-                    continue  # there may be more than one read's worth
-                item = watcher.next(keepalive)
-                if item is None:
-                    yield ": keep-alive\n\n"
-                elif item == CLOSED:
-                    yield RECONNECT_HINT
-                    return
-        finally:
-            hub.unwatch(watcher)
-    return events(after)
+        return inbox_response(bot_topic(bot_id), lambda after: service.inbox_after(bot_id, after), after)
 
 
 @blp.route("/<bot_id>")

@@ -9,6 +9,7 @@ from flask import Response, current_app, make_response, request
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
 from ..errors import InvalidToken
+from ..live.streams import inbox_stream
 from .bodies import BodyOnceParser, ascii_integer
 from .schemas import Problem
 
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
 
 PROBLEM_DESCRIPTIONS = {
     304: "Not modified since the version in If-None-Match",
-    401: "Missing or unknown seat (or bot) token",
-    404: "No such game, seat, match or bot",
+    401: "Missing or unknown seat, player or bot token",
+    404: "No such game, seat, match, bot, player or ticket",
     409: "Not your turn, game over, seat taken or game not started",
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
@@ -89,6 +90,15 @@ def services() -> "Services":
 def live() -> "LiveHub":
     """The hub this app's streams and long polls wait on."""
     return cast("RondaFlask", current_app).live
+
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def inbox_response(topic: str, read_after, after: str) -> Response:
+    """An inbox (a bot's turns, a player's notices) as Server-Sent Events, resumable after `after`."""
+    stream = inbox_stream(live(), topic, read_after, after, current_app.config["SSE_KEEPALIVE_SECONDS"])
+    return Response(stream, mimetype="text/event-stream", headers=SSE_HEADERS)
 
 
 def request_address() -> str:
@@ -170,8 +180,11 @@ def documents_problems(blp: Blueprint, *statuses, rate_limited=True, store=True)
     return decorate
 
 
-SEAT_TOKEN: list[dict] = [{"seatToken": []}, {"botToken": []}]  # a registered bot acts with its own token
-OPTIONAL_SEAT_TOKEN: list[dict] = [{}, {"seatToken": []}, {"botToken": []}]
+# A registered bot acts with its own token, a player with theirs.
+SEAT_TOKEN: list[dict] = [{"seatToken": []}, {"playerToken": []}, {"botToken": []}]
+OPTIONAL_SEAT_TOKEN: list[dict] = [{}, *SEAT_TOKEN]
+PLAYER_TOKEN: list[dict] = [{"playerToken": []}]
+OPTIONAL_PLAYER_TOKEN: list[dict] = [{}, *PLAYER_TOKEN]
 BOT_TOKEN: list[dict] = [{"botToken": []}]
 IF_MATCH = {"in": "header", "name": "If-Match", "required": True, "schema": {"type": "string"},
             "description": "the `version` of the view the action is based on, as its ETag: `\"7\"`. Compared "

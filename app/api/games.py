@@ -6,8 +6,9 @@ from flask.views import MethodView
 from . import idempotency, schemas as s
 from .bodies import header_integer
 from .events import ActionResult, Event
-from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN, Blueprint, bearer_token,
-                     documents_problems, etag_header, if_match_version, live, not_modified, services, token_first)
+from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOKEN, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN,
+                     Blueprint, bearer_token, documents_problems, etag_header, if_match_version, live, not_modified,
+                     services, token_first)
 from ..live.streams import event_stream
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -31,7 +32,7 @@ class Games(MethodView):
         pagination_parameters.item_count = total
         return games
 
-    @blp.doc(operationId="createGame")
+    @blp.doc(operationId="createGame", security=OPTIONAL_PLAYER_TOKEN)
     @blp.arguments(s.CreateGameRequest, examples={
         "against a bot": {"value": {"players": 2, "rules": {"preset": "classic"}, "seats": [
             {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "greedy"}]}},
@@ -47,10 +48,12 @@ class Games(MethodView):
         """Create a game
 
         Seats are humans (each gets a secret token, shown only in this answer), bots (by kind or by
-        `level`), or open for claimSeat. `rules` takes a preset and any option. Send Idempotency-Key
-        to retry safely: a replay answers the same game and tokens.
+        `level`), or open for claimSeat. `rules` takes a preset and any option. With a player token,
+        the human seat marked `mine` is the player's (their token acts for it from any device), and
+        the game can be `rated`. Send Idempotency-Key to retry safely: a replay answers the same game
+        and tokens.
         """
-        created, tokens = services().games.create_game(request, idempotency.resource_id())
+        created, tokens = services().games.create_game(request, idempotency.resource_id(), bearer_token())
         game_id = created.doc["id"]
         body = {"game": services().games.view_of(created, None),
                 "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}
@@ -121,7 +124,7 @@ class Stream(MethodView):
 
 @blp.route("/<game_id>/seats/<int:seat>")
 class Seat(MethodView):
-    @blp.doc(operationId="claimSeat")
+    @blp.doc(operationId="claimSeat", security=OPTIONAL_PLAYER_TOKEN)
     @blp.arguments(s.ClaimSeatRequest, example={"name": "Youssef"})
     @blp.response(201, s.SeatClaimed, description="The seat's secret token (shown only here)")
     @documents_problems(blp, 404, 409, 412, 422)
@@ -129,9 +132,10 @@ class Seat(MethodView):
         """Take an open seat
 
         The seat's secret token comes only in this answer; the game starts when every seat is taken.
-        Location names your seat's view.
+        With a player token the seat is the player's (a rated game's seats need one; a rematch's seat
+        is claimed by its former holder). Location names your seat's view.
         """
-        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"))
+        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"), bearer_token())
         return ({"seat": seat, "token": token, "game": services().games.view_of(claimed, seat)},
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
 

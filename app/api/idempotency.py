@@ -24,11 +24,12 @@ from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidI
 log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
 # The POSTs that create something or change a game.
-IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "matches.Matches", "bots.Bots"}
+IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "games.Rematch",
+                        "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets"}
 IN_PROGRESS = "in-progress"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
-# Their 201 answers carry seat tokens or a bot token, never kept: a replay derives them again.
-TOKEN_ANSWERS = {"games.Games", "games.Seat", "bots.Bots"}
+# Their 201 answers carry seat tokens, a bot's or a player's token, never kept: a replay derives them again.
+TOKEN_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players"}
 
 
 def _scope(key: str) -> str:
@@ -95,6 +96,9 @@ def _with_tokens(text: str, seats: list[int]) -> str:
     body = json.loads(text)
     if "bot" in body:  # a registered bot's (its seats are none)
         body["token"] = services().accounts.token_of(body["bot"]["id"])
+        return json.dumps(body, separators=(",", ":"))
+    if "player" in body:  # a player's
+        body["token"] = services().players.token_of(body["player"]["id"])
         return json.dumps(body, separators=(",", ":"))
     tokens = services().games.tokens_of(body["game"]["id"], seats)
     if "tokens" in body:

@@ -103,6 +103,8 @@ class SeatRequest(Schema):
     bot = fields.String(validate=NAME, metadata={"description": "bot kind, for type bot", "example": "greedy"})
     level = Integer(validate=validate.Range(min=1, max=len(LEVELS)), metadata={
         "description": f"for type bot, instead of `bot`: 1 (weakest) to {len(LEVELS)}, see listLevels"})
+    mine = Boolean(metadata={"description": "for type human: the seat of the player whose token is sent "
+                                            "(`Authorization: Bearer <player token>`); it belongs to that player"})
 
 
 class CreateGameRequest(Schema):
@@ -128,6 +130,10 @@ class CreateGameRequest(Schema):
                        "it follows from the seed"})
     turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=86400), metadata={
         "description": "when a human's turn lasts longer, a fallback bot plays for that seat"})
+    rated = Boolean(load_default=False, metadata={
+        "description": "counted on the leaderboard of its pool (the preset and the player count): a preset's "
+                       "rules unchanged, no seed or deck of the creator's, and every human seat a player's "
+                       "(yours marked `mine`, the open ones claimed with player tokens)"})
 
 
 class LeaveSeatRequest(Schema):
@@ -179,6 +185,7 @@ class SeatInfo(Answer):
     bot = fields.String(allow_none=True, metadata={
         "description": "the built-in bot kind of a bot seat; bot:<id> on a human-type seat played by a "
                        "registered bot over HTTP"})
+    player = fields.String(allow_none=True, metadata={"description": "the player the seat belongs to (getPlayer)"})
 
 
 class GameSummary(Answer):
@@ -187,6 +194,7 @@ class GameSummary(Answer):
     version = fields.Integer(required=True)
     players = fields.Integer(required=True)
     preset = fields.String(required=True)
+    rated = fields.Boolean(required=True, metadata={"description": "counted on its pool's leaderboard"})
     seats = fields.List(fields.Nested(SeatInfo), required=True)
     scores = fields.List(fields.Integer(), required=True)
     winner = fields.Integer(allow_none=True, required=True)

@@ -16,6 +16,11 @@ class Written(NamedTuple):
     game: Game  # the engine's at that version
     previous_status: str | None  # None for a game just created
     owed: tuple[str, float] | None  # the move the game now owes (see owed_move)
+    events: tuple[dict, ...]  # the events this write added, numbered
+
+    @property
+    def just_finished(self) -> bool:
+        return self.doc["status"] == FINISHED and self.previous_status not in (None, FINISHED)
 
 
 def utc_now() -> str:
@@ -40,6 +45,11 @@ def owed_move(doc, game) -> tuple[str, float] | None:
     return None
 
 
+def settles(doc) -> bool:
+    """A finished game owes a settlement: its players' records, and its rating when rated."""
+    return bool(doc.get("rated")) or any(seat.get("player") or seat.get("left_by") for seat in doc["seats"])
+
+
 def number_events(doc, events) -> list[dict]:
     """Ids for new events; the document remembers where the current deal's events start."""
     first = doc["event_count"] + 1
@@ -54,7 +64,7 @@ def number_events(doc, events) -> list[dict]:
 def summary(doc, version) -> dict:
     engine = doc["engine"]
     return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
-            "preset": doc["rules"]["preset"], "seats": public_seats(doc),
+            "preset": doc["rules"]["preset"], "rated": bool(doc.get("rated")), "seats": public_seats(doc),
             "scores": engine["scores"], "winner": engine["winner"], "dealing": doc.get("dealing", "server"),
             "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
 

@@ -2,7 +2,8 @@
 
 A human seat's token is an HMAC of the server's secret: the store keeps only its salt and the
 token's hash, so nothing in Redis lets anyone act for a seat, yet a replayed answer can give it
-again. A registered bot acts, with its own bot token, for the seat its match gave it.
+again. A registered bot acts, with its own bot token, for the seat its match gave it; a player,
+with their player token, for the seat they created or claimed with it.
 """
 
 import base64
@@ -32,15 +33,19 @@ def registered_bot_of(seat: dict) -> str | None:
 
 
 def public_seats(doc) -> list[dict]:
-    return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot")}
-            for s, info in enumerate(doc["seats"])]
+    return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot"),
+             "player": info.get("player")} for s, info in enumerate(doc["seats"])]
+
+
+def seat_of_player(doc, player_id: str) -> int | None:
+    return next((seat for seat, info in enumerate(doc["seats"]) if info.get("player") == player_id), None)
 
 
 class Seats:
-    def __init__(self, secret: bytes, bot_kinds=(), outside_bots=None):
+    def __init__(self, secret: bytes, bot_kinds=(), outside_bots=None, players=None):
         self.secret = secret
         self.bot_kinds = tuple(bot_kinds)
-        self.outside_bots = outside_bots
+        self.outside_bots, self.players = outside_bots, players
 
     def from_request(self, game_id: str, seat: int, spec: dict) -> dict:
         """The seat a creator asked for: a human, a built-in bot (by kind or level), or open."""
@@ -56,10 +61,11 @@ class Seats:
             return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
         return {"type": "open"}
 
-    def human(self, game_id: str, seat: int, name: str) -> dict:
-        """A human seat: a fresh salt, and the hash of the token derived from it."""
+    def human(self, game_id: str, seat: int, name: str, player: str | None = None) -> dict:
+        """A human seat: a fresh salt, and the hash of the token derived from it; `player`, the
+        player it belongs to (their token acts for it too)."""
         salt = secrets.token_urlsafe(16)
-        return {"type": "human", "name": name, "token_salt": salt,
+        return {"type": "human", "name": name, "token_salt": salt, "player": player,
                 "token_hash": token_digest(self._derive_token(game_id, seat, salt))}
 
     def tokens(self, doc: dict, seats=None) -> dict[int, str]:
@@ -70,6 +76,12 @@ class Seats:
 
     def seat_of(self, doc, token) -> int:
         """The seat `token` may act for in this game; 401 for any other token."""
+        player_id = self.players.player_of_token(token) if self.players else None
+        if player_id:
+            seat = seat_of_player(doc, player_id)
+            if seat is None:
+                raise InvalidToken("this player has no seat in this game")
+            return seat
         bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
         if bot_id:
             for seat, info in enumerate(doc["seats"]):

@@ -9,10 +9,13 @@ from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_di
 from ..errors import (GameNotFound, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired, SeatTaken,
                       StaleVersion)
 from ..ops import metrics
-from .records import FINISHED, OPEN, summary, view_of
-from .seats import Seats
+from .records import ACTIVE, FINISHED, OPEN, summary, view_of
+from .seats import Seats, seat_of_player
 from .store import GameExists, GameMissing, LoadedGame
 from .writer import GameWriter, found
+
+
+LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answers 412
 
 
 def _dealing(request: dict) -> str:
@@ -22,15 +25,29 @@ def _dealing(request: dict) -> str:
     return "creator_seed" if request.get("seed") is not None else "server"
 
 
+def _check_rated(request: dict, seats: list[dict]):
+    """A rated game is one a fair pool can count: a preset's rules as they are, the server's deal,
+    and every human seat a player's (the creator's, or open for players to claim)."""
+    if request.get("deck") is not None or request.get("seed") is not None:
+        raise InvalidRequest("rated: a game whose seed or deck the creator chose is never rated", field="rated")
+    if set(request.get("rules") or {}) - {"preset"}:
+        raise InvalidRequest("rated: a rated game plays a preset's rules unchanged (its pool)", field="rated")
+    if any(spec.get("type") == "human" and not spec.get("mine") for spec in seats):
+        raise InvalidRequest("rated: every human seat of a rated game is a player's: mark yours `mine` and "
+                             "leave the others open for players to claim", field="rated")
+
+
 class GameService:
-    def __init__(self, store, seats: Seats, writer: GameWriter):
-        self.store, self.seats, self.writer = store, seats, writer
+    def __init__(self, store, seats: Seats, writer: GameWriter, players=None):
+        self.store, self.seats, self.writer, self.players = store, seats, writer, players
         self.bot_kinds = seats.bot_kinds
 
     # ----- creating and joining -------------------------------------------------------------
-    def create_game(self, request: dict, game_id: str | None = None) -> tuple[LoadedGame, dict[int, str]]:
+    def create_game(self, request: dict, game_id: str | None = None,
+                    token: str | None = None) -> tuple[LoadedGame, dict[int, str]]:
         """`game_id`, when given, is the same for every retry of one request: a retry whose first
-        run was cut off between the write and its idempotency record answers that game."""
+        run was cut off between the write and its idempotency record answers that game. A player
+        `token` makes the seat marked `mine` theirs."""
         players = request["players"]
         rules = rules_from_request(request.get("rules"))
         game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
@@ -38,45 +55,100 @@ class GameService:
         seats = request.get("seats") or [{"type": "open"}] * players
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
+        if request.get("rated"):
+            _check_rated(request, seats)
+        if any(spec.get("mine") and spec["type"] != "human" for spec in seats):
+            raise InvalidRequest("seats: only a human seat can be `mine`", field="seats")
+        player_id = self._seat_owner(token, sum(1 for spec in seats if spec.get("mine")))
         game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
+        if player_id is not None:
+            mine = next(seat for seat, spec in enumerate(seats) if spec.get("mine"))
+            name = seats[mine].get("name") or self.players.name_of(player_id)
+            seat_docs[mine] = self.seats.human(game_id, mine, name, player_id)
+            self.players.took_seat(player_id, game_id)
         try:
-            loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request))
+            loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request),
+                                        rated=bool(request.get("rated")))
         except GameExists:  # only a given id can exist already
             loaded = self.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)
 
+    def _seat_owner(self, token: str | None, marked_mine: int) -> str | None:
+        """The player who takes the seat marked `mine` (None when no seat is)."""
+        if marked_mine > 1:
+            raise InvalidRequest("seats: mark one seat `mine`, the seat your player token takes", field="seats")
+        if not marked_mine:
+            return None
+        player_id = self.players.player_of_token(token) if self.players else None
+        if player_id is None:
+            raise InvalidToken("a seat marked `mine` is taken with 'Authorization: Bearer <player token>'")
+        return player_id
+
     def tokens_of(self, game_id: str, seats) -> dict[int, str]:
         return self.seats.tokens(self.load(game_id).doc, seats)
 
-    def claim_seat(self, game_id: str, seat: int, name: str | None) -> tuple[LoadedGame, str]:
+    def claim_seat(self, game_id: str, seat: int, name: str | None,
+                   token: str | None = None) -> tuple[LoadedGame, str]:
+        """Take an open seat; with a player token it is the player's. A seat kept for someone (a
+        rematch's) is theirs to claim: with their player token, or their seat token of the last game."""
+        player_id = self.players.player_of_token(token) if self.players else None
         loaded = self.load(game_id)
         doc = loaded.doc
         if not 0 <= seat < doc["players"]:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
-        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}")
+        if doc.get("rated") and player_id is None:
+            raise InvalidToken("a rated game's seats are claimed with 'Authorization: Bearer <player token>'")
+        if player_id is not None and (held := seat_of_player(doc, player_id)) is not None:
+            raise SeatTaken(f"your player holds seat {held} of this game already: one seat a player")
+        self._check_kept_for(doc["seats"][seat].get("kept_for"), seat, player_id, token)
+        if player_id is not None:
+            name = name or self.players.name_of(player_id)
+            self.players.took_seat(player_id, game_id)
+        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id)
         # An event, so every open page (the creator's first) hears of it on its stream.
         taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
         version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
         return LoadedGame(version, doc), self.seats.tokens(doc, [seat])[seat]
 
+    def _check_kept_for(self, kept_for: dict | None, seat: int, player_id: str | None, token: str | None):
+        if kept_for is None or (player_id is not None and player_id == kept_for.get("player")):
+            return
+        previous = self.find(kept_for["game"])
+        try:
+            if previous is not None and self.seats.seat_of(previous.doc, token) == kept_for["seat"]:
+                return
+        except InvalidToken:
+            pass
+        raise SeatTaken(f"seat {seat} is kept for its player in game {kept_for['game']}: they claim it with "
+                        "their player token or their seat token of that game")
+
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
-        """A human leaves; a bot takes the seat over from the next move on."""
-        loaded = self.load(game_id)
-        if self.seats.seat_of(loaded.doc, token) != seat:
-            raise InvalidToken(f"only seat {seat}'s own token can leave it")
-        if loaded.doc["status"] == FINISHED:
-            raise GameOver("the game is over: its seats stay as they were")
+        """A human leaves; a bot takes the seat over from the next move on. Leaving is not based on
+        a view, so a move that lands first is no reason to refuse it: it is tried on the new version."""
         if bot not in self.bot_kinds:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
-        return self.hand_to_bot(loaded, seat, bot)
+        for attempt in range(LEAVE_ATTEMPTS):
+            loaded = self.load(game_id)
+            if self.seats.seat_of(loaded.doc, token) != seat:
+                raise InvalidToken(f"only seat {seat}'s own token can leave it")
+            if loaded.doc["status"] == FINISHED:
+                raise GameOver("the game is over: its seats stay as they were")
+            try:
+                return self.hand_to_bot(loaded, seat, bot)
+            except StaleVersion:
+                if attempt == LEAVE_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str) -> tuple[dict, int]:
         """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""
         doc = loaded.doc
-        doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {doc['seats'][seat]['name']})"}
+        left = doc["seats"][seat]
+        doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {left['name']})",
+                              "left_by": left.get("player")}  # a rated game still rates the player who left
         game = game_from_dict(doc["engine"], record_events=False)
         version, _ = self.writer.write(loaded, game, [{"type": "seat_left", "seat": seat, "bot": bot}])
         return view_of(doc, version, game, None), version
@@ -148,6 +220,28 @@ class GameService:
                 continue
             kept.append(summary(doc, version))
         return kept, gone
+
+    def games_of_player(self, player_id: str, status: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        """A page of the player's games of `status`, newest first, each with the player's seat and
+        whether it is their turn. Games that expired, or where the player holds no seat after all
+        (a claim that lost its race), leave the player's listing when met."""
+        listed: list[tuple[LoadedGame, int]] = []
+        dropped = []
+        for game_id in self.players.store.game_ids(player_id):
+            loaded = self.find(game_id)
+            seat = seat_of_player(loaded.doc, player_id) if loaded else None
+            if loaded is None or seat is None:
+                dropped.append(game_id)
+            elif loaded.doc["status"] == status:
+                listed.append((loaded, seat))
+        self.players.store.forget_games(player_id, dropped)
+        page = []
+        for loaded, seat in listed[offset:offset + limit]:
+            awaiting = game_from_dict(loaded.doc["engine"], record_events=False).awaiting()
+            page.append({**summary(loaded.doc, loaded.version), "seat": seat,
+                         "your_turn": status == ACTIVE and seat in awaiting,
+                         "move_due_at": loaded.doc.get("move_due_at")})
+        return page, len(listed)
 
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:

@@ -14,8 +14,8 @@ import redis
 
 from ..ops.connection import PLAIN_FEED, SHARDED_FEED, RedisClient, StoreUnavailable, has_sharded_pubsub
 from ..ops.connection import dump as _dump
-from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, state_key,
-                        status_index_key)
+from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, settlement_owed_key,
+                        state_key, status_index_key)
 
 log = logging.getLogger(__name__)
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
@@ -276,6 +276,19 @@ class GameStore:
     def forget_due_move(self, game_id: str, due_at: int):
         """Drop a game that owes no move any more, unless a newer move was noted meanwhile."""
         self._forget_due_move(keys=[due_moves_key(bucket_of(game_id))], args=[game_id, due_at])
+
+    def note_settlement(self, game_id: str):
+        """`game_id`'s next write may finish it, and its players' records and ratings are then owed."""
+        self.redis.zadd(settlement_owed_key(bucket_of(game_id)), {game_id: int(time.time() * 1000)}, nx=True)
+
+    def settlements_noted_before(self, seconds_since_epoch: float, limit: int) -> list[str]:
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(settlement_owed_key(bucket), "-inf", int(seconds_since_epoch * 1000), start=0, num=limit)
+        return [member.decode() for bucket in pipe.execute() for member in bucket][:limit]
+
+    def forget_settlement(self, game_id: str):
+        self.redis.zrem(settlement_owed_key(bucket_of(game_id)), game_id)
 
     def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
         """A page of the newest games of a status, merged from the buckets (at most

@@ -11,7 +11,7 @@ from ..engine import commitment, game_to_dict
 from ..errors import GameNotFound, OutcomeUnknown, StaleVersion
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
-from .records import FINISHED, Written, number_events, owed_move, status_of, utc_now
+from .records import FINISHED, Written, number_events, owed_move, settles, status_of, utc_now
 from .store import GameMissing, LoadedGame, VersionConflict, WriteOutcomeUnknown
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ class GameWriter:
 
     def create(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
                turn_timeout_seconds: int | None = None, dealing: str = "server",
-               match: dict | None = None) -> LoadedGame:
+               match: dict | None = None, rated: bool = False, extra: dict | None = None) -> LoadedGame:
         """Keep a new game (or a finished match game with its whole log) as a resource."""
         salt = secrets.token_hex(16)
         doc = {
@@ -43,7 +43,7 @@ class GameWriter:
             "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,
             "created_at": utc_now(), "updated_at": utc_now(),
             "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
-            "match": match,
+            "match": match, "rated": rated, **(extra or {}),
         }
         doc["status"] = status_of(doc, game)
         owed = self._note_owed_move(doc, game)
@@ -53,7 +53,7 @@ class GameWriter:
             raise OutcomeUnknown("the store stopped answering while the game was created: it may exist; "
                                  "retry with the same Idempotency-Key") from None
         metrics.GAMES_CREATED.inc()
-        self._after(Written(doc, version, game, None, owed))
+        self._after(Written(doc, version, game, None, owed, ()))
         return LoadedGame(version, doc)
 
     def write(self, loaded: LoadedGame, game, events: list[dict]) -> tuple[int, list[dict]]:
@@ -65,6 +65,8 @@ class GameWriter:
         doc["status"] = status_of(doc, game)
         doc["updated_at"] = utc_now()
         owed = self._note_owed_move(doc, game)
+        if doc["status"] == FINISHED and previous != FINISHED and settles(doc):
+            self.store.note_settlement(doc["id"])  # before the write: the sweeper settles it if all after fails
         numbered = number_events(doc, events)
         try:
             with found(doc["id"]):
@@ -76,7 +78,7 @@ class GameWriter:
             raise OutcomeUnknown("the store stopped answering during the write: the action may or may not "
                                  "have been applied; read the view and compare its version with your If-Match "
                                  "before acting again") from None
-        self._after(Written(doc, version, game, previous, owed))
+        self._after(Written(doc, version, game, previous, owed, tuple(numbered)))
         return version, numbered
 
     def _note_owed_move(self, doc, game):

@@ -10,10 +10,11 @@ log = logging.getLogger(__name__)
 LISTING_PRUNE_SECONDS = 60
 
 
-def sweep_forever(sweeper, matches, stall_seconds: float, stop: threading.Event):
+def sweep_forever(sweeper, matches, settlement, stall_seconds: float, stop: threading.Event):
     """No game or match stalls: a bot move or turn timer overdue by `stall_seconds`, or a match
     that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
-    MatchService.reconcile). Once a minute the listings drop the games that expired. Each part
+    MatchService.reconcile), and a finished game's settlement left noted for as long is made
+    (app/players/effects.py). Once a minute the listings drop the games that expired. Each part
     runs whatever the others met."""
     next_prune = 0.0
     while not stop.wait(max(0.5, stall_seconds / 3)):
@@ -21,6 +22,7 @@ def sweep_forever(sweeper, matches, stall_seconds: float, stop: threading.Event)
         if count:
             log.warning("re-dispatched %d overdue move(s)", count)
         _swept("stalled matches", matches.reconcile, stall_seconds)
+        _swept("settlements", settlement.settle_noted, stall_seconds)
         if time.monotonic() >= next_prune:
             next_prune = time.monotonic() + LISTING_PRUNE_SECONDS
             _swept("listings", sweeper.prune_listings)

@@ -9,15 +9,25 @@ import time
 import redis
 
 from ..ops.connection import StoreUnavailable
-from ..ops.keys import bot_turns_channel, changes_channel
+from ..ops.keys import bot_turns_channel, changes_channel, player_notices_channel
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 0.5
-BOT_TOPIC = "bot:"  # a watched topic is a game id, or this and a bot id (game ids hold no colon)
+# A watched topic is a game id, or an inbox: `bot:<id>` or `player:<id>` (game ids hold no colon).
+INBOX_CHANNELS = {"bot": bot_turns_channel, "player": player_notices_channel}
 
 
 def bot_topic(bot_id: str) -> str:
-    return BOT_TOPIC + bot_id
+    return f"bot:{bot_id}"
+
+
+def player_topic(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+def is_inbox(topic: str) -> bool:
+    """An inbox's watchers read it themselves when woken; a game's are handed its new events."""
+    return ":" in topic
 
 
 class ChangeFeed:
@@ -153,20 +163,21 @@ class _NodeReader:
                     self._notices.put(("subscribed", topic, None))
                 else:
                     self._notices.put(("changed", topic,
-                                       None if topic.startswith(BOT_TOPIC) else int(message["data"])))
+                                       None if is_inbox(topic) else int(message["data"])))
 
 
 NOTICE_KINDS = {"subscribe": "subscribed", "ssubscribe": "subscribed", "message": "changed", "smessage": "changed"}
 
 
 def _channel_of(topic: str) -> str:
-    if topic.startswith(BOT_TOPIC):
-        return bot_turns_channel(topic[len(BOT_TOPIC):])
+    if is_inbox(topic):
+        kind, _, owner = topic.partition(":")
+        return INBOX_CHANNELS[kind](owner)
     return changes_channel(topic)
 
 
 def _topic_of(channel) -> str:
-    """`{game:<id>}:changes` → the game id; `{bot:<id>}:turns` → bot:<id>."""
+    """`{game:<id>}:changes` → the game id; `{bot:<id>}:turns` → bot:<id>; `{player:<id>}:notices` → player:<id>."""
     text = channel.decode() if isinstance(channel, bytes) else channel
     tag = text[1:text.index("}")]
     return tag[len("game:"):] if tag.startswith("game:") else tag

@@ -7,8 +7,9 @@ the new events are read once, and each distinct viewer's events (each seat, the 
 made visible and rendered once, then handed to the watchers, which hold no Redis connection.
 A game's notices travel on its own channel (`{game:<id>}:changes`, in the game's hash slot;
 sharded pub/sub on a Redis Cluster, so they stay on the game's shard: app/live/feed.py).
-A bot's new turns are announced on its inbox's channel (`{bot:<id>}:turns`): its watchers are
-woken and read the inbox themselves, so a bot's stream or long poll holds no connection either.
+A bot's new turns are announced on its inbox's channel (`{bot:<id>}:turns`), a player's notices
+on theirs (`{player:<id>}:notices`): the watchers are woken and read the inbox themselves, so an
+inbox's stream or long poll holds no connection either.
 """
 
 import logging
@@ -22,7 +23,7 @@ import redis
 from ..engine import visible_event
 from ..games.store import GameMissing
 from ..ops.connection import StoreUnavailable
-from .feed import BOT_TOPIC, RETRY_SECONDS, ChangeFeed, bot_topic
+from .feed import RETRY_SECONDS, ChangeFeed, is_inbox
 
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
@@ -109,15 +110,16 @@ class LiveHub:
         finally:
             self.unwatch(watcher)
 
-    def wait_for_turns(self, bot_id: str, timeout: float, read_turns):
-        """`read_turns()` once there are turns to read, or after `timeout` (then: [])."""
-        watcher = self.watch(bot_topic(bot_id), wants_events=False)
+    def wait_for_notices(self, inbox: str, timeout: float, read):
+        """`read()` once it finds something (new notices in the inbox topic `inbox`: a bot's turns,
+        a player's notices, a ticket's outcome), or after `timeout` (then its empty answer)."""
+        watcher = self.watch(inbox, wants_events=False)
         try:
             deadline = time.monotonic() + timeout
-            while not (turns := read_turns()) and (left := deadline - time.monotonic()) > 0:
+            while not (found := read()) and (left := deadline - time.monotonic()) > 0:
                 if watcher.next(left) == CLOSED:
                     break
-            return turns
+            return found
         finally:
             self.unwatch(watcher)
 
@@ -177,7 +179,7 @@ class LiveHub:
             self._behind.add(topic)
         elif kind == "subscribed":
             # The game's events are counted after subscribing, so none slips; a bot's watchers read its inbox.
-            self._cursor[topic] = 0 if topic.startswith(BOT_TOPIC) else self.store.event_count(topic)
+            self._cursor[topic] = 0 if is_inbox(topic) else self.store.event_count(topic)
             self._mark_subscribed(topic)
         elif topic in self._cursor:
             self._changed(topic, version)
@@ -189,7 +191,7 @@ class LiveHub:
                 self._behind.discard(topic)
                 continue
             try:
-                self._changed(topic, None if topic.startswith(BOT_TOPIC) else self.store.version(topic))
+                self._changed(topic, None if is_inbox(topic) else self.store.version(topic))
             except GameMissing:
                 pass  # expired: its watchers end on their own timeouts
             self._behind.discard(topic)
@@ -201,7 +203,7 @@ class LiveHub:
             watcher.subscribed.set()
 
     def _changed(self, game_id: str, version: int | None):
-        if game_id.startswith(BOT_TOPIC):
+        if is_inbox(game_id):
             with self._lock:
                 watchers = list(self._watchers.get(game_id, ()))
             for watcher in watchers:

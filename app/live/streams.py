@@ -84,3 +84,30 @@ def _read_after(service, game_id, seat, last_event_id):
             yield event["id"], event["type"], render_event(event)
         if len(events) < 500:
             return
+
+
+def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float):
+    """Every notice of an inbox (a bot's turns, a player's notices) after `after`, as it comes: the
+    stream waits on the process's one subscription and reads the inbox (`read_after(after)`) only
+    when told of a new notice, so it holds no Redis connection."""
+    watcher = hub.watch(topic, wants_events=False)  # before reading, so no notice slips between
+
+    def notices(after):
+        try:
+            yield ": connected\n\n"
+            while True:
+                found = read_after(after)
+                for notice in found:
+                    after = notice["id"]
+                    yield sse(notice["type"], notice, notice["id"])
+                if found:
+                    continue  # there may be more than one read's worth
+                item = watcher.next(keepalive)
+                if item is None:
+                    yield ": keep-alive\n\n"
+                elif item[0] == "closed":
+                    yield RECONNECT_HINT
+                    return
+        finally:
+            hub.unwatch(watcher)
+    return notices(after)

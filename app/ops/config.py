@@ -30,7 +30,10 @@ class Config:
             "seatToken": {"type": "http", "scheme": "bearer",
                           "description": "the seat token from createGame or claimSeat"},
             "botToken": {"type": "http", "scheme": "bearer",
-                         "description": "a registered bot's token from createBot"}}},
+                         "description": "a registered bot's token from createBot"},
+            "playerToken": {"type": "http", "scheme": "bearer",
+                            "description": "a player's token from createPlayer: acts for every seat of the "
+                                           "player's, from any device"}}},
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None
@@ -71,6 +74,8 @@ class Config:
     BOT_REGISTRATIONS_PER_HOUR = int(os.environ.get("RONDA_BOT_REGISTRATIONS_PER_HOUR", 20))
     BOTS_PER_ADDRESS = int(os.environ.get("RONDA_BOTS_PER_ADDRESS", 100))
     BOT_IDLE_TTL = int(os.environ.get("RONDA_BOT_IDLE_TTL", 30 * 24 * 3600))
+    # A player whose token is not used for this many seconds is removed (their games stay as they are).
+    PLAYER_IDLE_TTL = int(os.environ.get("RONDA_PLAYER_IDLE_TTL", 365 * 24 * 3600))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

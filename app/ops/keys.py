@@ -81,8 +81,69 @@ def bot_registrations_key(client: str) -> str:
 
 
 BOT_INDEX_KEY = "bots:registered"
-RATINGS_KEY = "ratings"  # one hash for the whole ladder: each game's update is one transaction
-RATED_GAMES_KEY = "{ratings}:rated"  # the games the ladder counted (id -> when): in the ladder's slot
+MATCH_POOL = "matches"  # the ladder of match games between bots (listRatings), kept as it always was
+
+
+def ratings_key(pool: str) -> str:
+    """A pool's ladder, one hash (entrant:field -> value): each game's update is one transaction.
+    The match ladder keeps its first name, `ratings`; every key of a pool shares its hash slot."""
+    return "ratings" if pool == MATCH_POOL else f"{{ratings:{pool}}}:records"
+
+
+def _pool_tag(pool: str) -> str:
+    return "{ratings}" if pool == MATCH_POOL else f"{{ratings:{pool}}}"
+
+
+def rated_games_key(pool: str) -> str:
+    """The games a pool's ladder counted (id -> when): in the ladder's slot."""
+    return f"{_pool_tag(pool)}:rated"
+
+
+def leaderboard_key(pool: str) -> str:
+    """A pool's entrants by rating (a sorted set, for paged leaderboards), in the ladder's slot."""
+    return f"{_pool_tag(pool)}:board"
+
+
+def player_key(player_id: str) -> str:
+    return f"{{player:{player_id}}}:doc"
+
+
+def player_games_key(player_id: str) -> str:
+    """A player's games (game id -> when the player took a seat, ms): their listing, newest first."""
+    return f"{{player:{player_id}}}:games"
+
+
+def player_record_key(player_id: str) -> str:
+    """A player's finished games counted (games, wins) and the ids counted, so each counts once."""
+    return f"{{player:{player_id}}}:record"
+
+
+def player_counted_key(player_id: str) -> str:
+    return f"{{player:{player_id}}}:counted"
+
+
+def player_inbox_key(player_id: str) -> str:
+    """A player's notices for every game (your_turn, game_over, matched...), a Redis stream."""
+    return f"{{player:{player_id}}}:inbox"
+
+
+def player_notices_channel(player_id: str) -> str:
+    return f"{{player:{player_id}}}:notices"
+
+
+def matchmaking_key(queue: str, part: str) -> str:
+    """One matchmaking queue's keys (a pool and rated or casual): all in one slot, so one script
+    pairs its tickets atomically."""
+    return f"{{mm:{queue}}}:{part}"
+
+
+MATCHMAKING_QUEUES_KEY = "matchmaking:queues"  # queues that hold waiting tickets, for the pairing sweep
+
+
+def settlement_owed_key(bucket: int) -> str:
+    """Games with players or a rating whose final write was noted before it was made: the sweeper
+    settles (counts and rates) any the after-write effect did not (id -> when noted, ms)."""
+    return f"games:settlement_owed:{bucket}"
 
 
 def bucket_of(game_id: str) -> int:

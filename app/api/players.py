@@ -1,0 +1,224 @@
+"""/players and /leaderboards: people who outlive a seat token, their games and notices, and the
+ladders of every pool."""
+
+from flask import url_for
+from flask.views import MethodView
+from marshmallow import Schema, fields, validate
+
+from ..accounts.ladders import pools
+from ..errors import PoolNotFound
+from ..live.feed import player_topic
+from . import idempotency
+from .bots import Record, TurnsQuery, header_turn_id
+from .common import (PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, services,
+                     token_first)
+from .schemas import NAME, Answer, GameSummary
+
+blp = Blueprint("players", __name__, url_prefix="/players",
+                description="Players: one token for every seat of a person's, their games and notices")
+leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
+                             description="Ratings of players and bots, one ladder per pool (preset × players)")
+
+NOTICE_TYPES = ("your_turn", "game_over", "seat_taken", "matched", "ticket_expired", "rematch_offered")
+
+
+class CreatePlayerRequest(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1), NAME], metadata={"example": "Amina"})
+
+
+class PoolRecord(Record):
+    pool = fields.String(required=True, metadata={"description": "<preset>-<players>, e.g. classic-2"})
+
+
+class Player(Answer):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    entrant = fields.String(required=True, metadata={"description": "the player on a leaderboard: player:<id>"})
+    created_at = fields.String(required=True)
+    games = fields.Integer(required=True, metadata={"description": "finished games played, rated or not"})
+    wins = fields.Integer(required=True)
+    ratings = fields.List(fields.Nested(PoolRecord), required=True, metadata={
+        "description": "one per pool the player has rated games in"})
+
+
+class PlayerCreated(Answer):
+    player = fields.Nested(Player, required=True)
+    token = fields.String(required=True, metadata={
+        "description": "shown once; send as Bearer to create, claim, act for and follow the player's seats"})
+
+
+class PlayerGame(GameSummary):
+    seat = fields.Integer(required=True, metadata={"description": "the player's seat in it"})
+    your_turn = fields.Boolean(required=True)
+    move_due_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "seconds since the epoch when the awaited move is due (a turn timer), or null"})
+
+
+class PlayerGamesQuery(Schema):
+    status = fields.String(load_default="active", validate=validate.OneOf(("open", "active", "finished")))
+
+
+class PlayerNotice(Answer):
+    """Something in one of the player's games, or of their tickets. Ignore a type you do not know."""
+    id = fields.String(required=True, metadata={"description": "resume after it (`after`, Last-Event-ID)"})
+    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES) + ", or one added later"})
+    at = fields.Float(required=True, metadata={"description": "when, seconds since the epoch"})
+    game_id = fields.String(metadata={"description": "the game concerned"})
+    seat = fields.Integer(metadata={"description": "the player's seat in that game"})
+    version = fields.Integer(metadata={"description": "the game's version: your_turn's If-Match"})
+    deadline = fields.Float(allow_none=True, metadata={
+        "description": "your_turn: when a fallback bot moves instead (seconds since the epoch), or null"})
+    won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
+    scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
+    taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
+    name = fields.String(metadata={"description": "seat_taken: who took it"})
+    ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
+    previous_game_id = fields.String(metadata={"description": "rematch_offered: the game it follows"})
+
+
+class PlayerNotices(Answer):
+    notices = fields.List(fields.Nested(PlayerNotice), required=True)
+    cursor = fields.String(required=True, metadata={"description": "send as `after` next time"})
+
+
+class Pool(Answer):
+    name = fields.String(required=True, metadata={"example": "classic-2"})
+    preset = fields.String(required=True)
+    players = fields.Integer(required=True)
+
+
+class LeaderboardRow(Record):
+    rank = fields.Integer(required=True)
+    entrant = fields.String(required=True, metadata={
+        "description": "player:<id>, a built-in bot kind, or bot:<id> (a registered bot)"})
+
+
+@blp.route("")
+class Players(MethodView):
+    @blp.doc(operationId="createPlayer")
+    @blp.arguments(CreatePlayerRequest, example={"name": "Amina"})
+    @blp.response(201, PlayerCreated, description="The player; the token is shown only here")
+    @documents_problems(blp, 422)
+    def post(self, body):
+        """Become a player
+
+        The token, shown only here, acts for every seat the player creates or claims with it, from
+        any device; it lists the player's games, streams their notices and joins quick play.
+        Send Idempotency-Key to retry safely.
+        """
+        player, token = services().players.register(body["name"], idempotency.resource_id())
+        return {"player": player, "token": token}, {"Location": url_for("players.PlayerResource",
+                                                                        player_id=player["id"])}
+
+
+@blp.route("/me")
+class Me(MethodView):
+    @token_first
+    @blp.doc(operationId="getMe", security=PLAYER_TOKEN)
+    @blp.response(200, Player)
+    @documents_problems(blp, 401)
+    def get(self):
+        """The player whose token is sent"""
+        return services().players.public(services().players.authenticate(bearer_token()))
+
+
+@blp.route("/me/games")
+class MyGames(MethodView):
+    @token_first
+    @blp.doc(operationId="listMyGames", security=PLAYER_TOKEN)
+    @blp.arguments(PlayerGamesQuery, location="query")
+    @blp.response(200, PlayerGame(many=True))
+    @blp.paginate()
+    @documents_problems(blp, 401, 422)
+    def get(self, query, pagination_parameters):
+        """Your games by status, newest first, each saying whether it is your turn
+
+        Act in any of them with your player token (getSeatView, playAction). Paginated.
+        """
+        player_id = services().players.authenticate(bearer_token())
+        games, total = services().games.games_of_player(player_id, query["status"], pagination_parameters.first_item,
+                                                        pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return games
+
+
+@blp.route("/me/notices")
+class MyNotices(MethodView):
+    @token_first
+    @blp.doc(operationId="waitForNotices", security=PLAYER_TOKEN)
+    @blp.arguments(TurnsQuery, location="query")
+    @blp.response(200, PlayerNotices, description="The notices after `after`, as soon as there is one")
+    @documents_problems(blp, 401, 422)
+    def get(self, query):
+        """Wait for notices of all your games and tickets (long poll)
+
+        Answers as soon as there are notices after `after` (without it: those of the last minute),
+        or after `wait_seconds` with none. Send the answer's `cursor` as `after` next time.
+        """
+        players = services().players
+        player_id = players.authenticate(bearer_token())
+        after = query.get("after") or players.recent_cursor()
+        notices = live().wait_for_notices(player_topic(player_id), query["wait_seconds"],
+                                          lambda: players.inbox_after(player_id, after))
+        return {"notices": notices, "cursor": notices[-1]["id"] if notices else after}
+
+
+@blp.route("/me/stream")
+class MyStream(MethodView):
+    @token_first
+    @blp.doc(operationId="streamNotices", security=PLAYER_TOKEN, parameters=[{
+        "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+        "description": "resume after this notice id"}])
+    @blp.response(200, content_type="text/event-stream", description=(
+        "Server-Sent Events, each a PlayerNotice named by its type (" + ", ".join(NOTICE_TYPES) +
+        "), with its id; `: keep-alive` comments while idle. Ignore a type you do not know"))
+    @documents_problems(blp, 401, 422)
+    def get(self):
+        """One stream for all your games (SSE)
+
+        `your_turn`, `game_over`, `seat_taken`, `matched`, `ticket_expired`, `rematch_offered` for every
+        game and ticket of yours: a phone keeps this one connection. Last-Event-ID resumes.
+        """
+        players = services().players
+        player_id = players.authenticate(bearer_token())
+        after = header_turn_id("Last-Event-ID") or players.recent_cursor()
+        return inbox_response(player_topic(player_id), lambda after: players.inbox_after(player_id, after), after)
+
+
+@blp.route("/<player_id>")
+class PlayerResource(MethodView):
+    @blp.doc(operationId="getPlayer")
+    @blp.response(200, Player)
+    @documents_problems(blp, 404)
+    def get(self, player_id):
+        """A player: name, games, wins and a rating per pool (public)"""
+        return services().players.public(player_id)
+
+
+@leaderboards_blp.route("")
+class Pools(MethodView):
+    @leaderboards_blp.doc(operationId="listPools")
+    @leaderboards_blp.response(200, Pool(many=True), description="Every pool a rated game can be in")
+    @documents_problems(leaderboards_blp, store=False)
+    def get(self):
+        """The pools: each preset with each player count it deals to (`classic-2`, `traditional-4`...)"""
+        return [{"name": pool, "preset": pool.rpartition("-")[0], "players": int(pool.rpartition("-")[2])}
+                for pool in pools()]
+
+
+@leaderboards_blp.route("/<pool>")
+class Leaderboard(MethodView):
+    @leaderboards_blp.doc(operationId="getLeaderboard")
+    @leaderboards_blp.response(200, LeaderboardRow(many=True))
+    @leaderboards_blp.paginate()
+    @documents_problems(leaderboards_blp, 404)
+    def get(self, pool, pagination_parameters):
+        """A pool's ladder, best first: players and bots on one Elo (docs/ratings.md)
+
+        Provisional entrants (fewer than 10 rated games) are listed, and say so. Paginated.
+        """
+        if pool not in pools():
+            raise PoolNotFound(f"no pool {pool}; pools: {', '.join(pools())}")
+        rows, total = services().ladders.board(pool, pagination_parameters.first_item, pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return rows

@@ -1,0 +1,108 @@
+"""What a game's write means for the players in it, given to the writer by the wiring: their
+notices, and at game over its settlement (each player's record, and the rating of a rated game)."""
+
+import logging
+import time
+
+from ..accounts.ladders import Ladders, pool_of
+from ..engine import game_from_dict
+from ..games.records import ACTIVE, FINISHED, Written, settles
+from ..games.store import GameMissing
+from .service import PlayerService, entrant_of
+
+log = logging.getLogger(__name__)
+
+
+def seat_players(doc, with_those_who_left: bool = False) -> list[tuple[int, str]]:
+    """(seat, player id) of the seats players hold (and, when asked, those they left to a bot)."""
+    found = [(seat, info.get("player") or (info.get("left_by") if with_those_who_left else None))
+             for seat, info in enumerate(doc["seats"])]
+    return [(seat, player_id) for seat, player_id in found if player_id]
+
+
+class TellPlayers:
+    """`your_turn` for each version that awaits a player's seat, `seat_taken` when someone else sits
+    down, `game_over` at the end: into each player's inbox (their one stream for all their games)."""
+
+    def __init__(self, players: PlayerService):
+        self.players = players
+
+    def __call__(self, written: Written):
+        doc = written.doc
+        seated = seat_players(doc)
+        if not seated:
+            return
+        base = {"game_id": doc["id"], "version": written.version}
+        if written.just_finished:
+            for seat, player_id in seated:
+                self.players.notify(player_id, {"type": "game_over", **base, "seat": seat,
+                                                "won": written.game.camp_of[seat] == doc["engine"]["winner"],
+                                                "scores": doc["engine"]["scores"]})
+            return
+        for event in written.events:
+            if event["type"] == "seat_taken":
+                for seat, player_id in seated:
+                    if seat != event["seat"]:
+                        self.players.notify(player_id, {"type": "seat_taken", **base, "seat": seat,
+                                                        "taken_seat": event["seat"], "name": event["name"]})
+        if doc["status"] == ACTIVE:
+            awaiting = set(written.game.awaiting())
+            for seat, player_id in seated:
+                if seat in awaiting:
+                    self.players.notify(player_id, {"type": "your_turn", **base, "seat": seat,
+                                                    "deadline": doc.get("move_due_at")})
+
+
+class Settlement:
+    """A finished game with players counts once in each player's record, and a rated one once in its
+    pool. The writer notes the settlement before the game's last write; this effect settles it
+    after, and the sweeper settles whatever a failure left noted (`settle_noted`)."""
+
+    def __init__(self, store, players: PlayerService, ladders: Ladders):
+        self.store, self.players, self.ladders = store, players, ladders
+
+    def __call__(self, written: Written):
+        if written.just_finished and settles(written.doc):
+            self.settle(written.doc, written.game)
+
+    def settle(self, doc, game):
+        winner = doc["engine"]["winner"]
+        for seat, player_id in seat_players(doc, with_those_who_left=True):
+            self.players.count_game(player_id, doc["id"], game.camp_of[seat] == winner)
+        if doc.get("rated"):
+            results = rating_results(doc, game)
+            if results:
+                self.ladders.rate(pool_of(doc["rules"]["preset"], doc["players"]), doc["id"], results)
+        self.store.forget_settlement(doc["id"])
+
+    def settle_noted(self, older_than_seconds: float, limit: int = 1000) -> int:
+        """Settle every noted game that finished; forget the notes of games that did not (their
+        finishing write lost its race, and the write that finishes them notes again)."""
+        noted = self.store.settlements_noted_before(time.time() - older_than_seconds, limit)
+        for game_id in noted:
+            try:
+                _, doc = self.store.load(game_id)
+            except GameMissing:
+                self.store.forget_settlement(game_id)
+                continue
+            if doc["status"] == FINISHED:
+                self.settle(doc, game_from_dict(doc["engine"], record_events=False))
+            else:
+                self.store.forget_settlement(game_id)
+        return len(noted)
+
+
+def rating_results(doc, game) -> list[tuple[str, bool]]:
+    """(entrant, won) for each seat: its player (also one who left the seat to a bot), else its bot.
+    An entrant on both sides (the same bot kind against itself) is not rated."""
+    winner = doc["engine"]["winner"]
+    results: dict[str, bool | None] = {}
+    players = dict(seat_players(doc, with_those_who_left=True))
+    for seat, info in enumerate(doc["seats"]):
+        entrant = entrant_of(players[seat]) if seat in players else info.get("bot")
+        if entrant is None:
+            continue
+        won = game.camp_of[seat] == winner
+        results[entrant] = None if results.get(entrant, won) != won else won
+    rated = [(entrant, won) for entrant, won in results.items() if won is not None]
+    return rated if {won for _, won in rated} == {True, False} else []

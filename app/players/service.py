@@ -1,0 +1,110 @@
+"""Players: a name and a token that outlives any one seat. A player token is
+`rply.<player id>.<mac>`, derived from the server's secret and a salt kept with the player, as
+bot tokens are: the store keeps only its SHA-256, and an idempotent replay derives it again."""
+
+import base64
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+
+from ..accounts.ladders import Ladders, pools, record
+from ..errors import InvalidToken, PlayerNotFound
+from ..games.seats import token_digest
+from ..ops.connection import StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+TOKEN_PREFIX = "rply."
+PLAYER_PREFIX = "player:"  # a player is `player:<id>` wherever an entrant is named (ladders)
+
+
+def entrant_of(player_id: str) -> str:
+    return PLAYER_PREFIX + player_id
+
+
+class PlayerService:
+    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
+        self.store, self.ladders = store, ladders
+        self.utc_now, self.secret = utc_now, secret
+
+    def register(self, name: str, player_id: str | None = None) -> tuple[dict, str]:
+        """A new player. `player_id`, when given, is the same for every retry of one request."""
+        if player_id is not None and (existing := self.store.load(player_id)) is not None:
+            return self.public(existing["id"]), self._derive_token(existing["id"], existing["token_salt"])
+        player_id = player_id or secrets.token_urlsafe(9)
+        salt = secrets.token_hex(16)
+        token = self._derive_token(player_id, salt)
+        doc = {"id": player_id, "name": name, "token_salt": salt, "token_hash": token_digest(token),
+               "created_at": self.utc_now()}
+        self.store.create(player_id, doc)
+        return self.public(player_id), token
+
+    def token_of(self, player_id: str) -> str | None:
+        """The player's token, derived again (None for a player gone)."""
+        doc = self.store.load(player_id)
+        return self._derive_token(player_id, doc["token_salt"]) if doc else None
+
+    def _derive_token(self, player_id: str, salt: str) -> str:
+        mac = hmac.new(self.secret, f"player:{player_id}:{salt}".encode(), hashlib.sha256).digest()
+        return f"{TOKEN_PREFIX}{player_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+
+    def player_of_token(self, token: str | None) -> str | None:
+        """The player a player token belongs to; None for any other token; 401 for a false one."""
+        if not token or not token.startswith(TOKEN_PREFIX):
+            return None
+        player_id = token[len(TOKEN_PREFIX):].split(".", 1)[0]
+        doc = self.store.load(player_id, used=True)
+        if doc is None or not hmac.compare_digest(doc["token_hash"], token_digest(token)):
+            raise InvalidToken("this player token is not known")
+        return player_id
+
+    def authenticate(self, token: str | None) -> str:
+        player_id = self.player_of_token(token)
+        if player_id is None:
+            raise InvalidToken("send 'Authorization: Bearer <player token>' with the token from createPlayer")
+        return player_id
+
+    def name_of(self, player_id: str) -> str:
+        return self._load(player_id)["name"]
+
+    def public(self, player_id: str) -> dict:
+        """What anyone may read of a player: name, finished games and wins, a rating per pool played."""
+        doc = self._load(player_id)
+        entrant = entrant_of(player_id)
+        rated = [{"pool": pool, **record(found[entrant])} for pool in pools()
+                 for found in (self.ladders.store.records(pool, [entrant]),) if entrant in found]
+        return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "entrant": entrant,
+                **self.store.record(player_id), "ratings": rated}
+
+    def _load(self, player_id: str) -> dict:
+        doc = self.store.load(player_id)
+        if doc is None:
+            raise PlayerNotFound(f"no player {player_id}")
+        return doc
+
+    # ----- games and notices -------------------------------------------------------------------
+    def took_seat(self, player_id: str, game_id: str):
+        """Listed among the player's games before the seat is written: a seat never goes unlisted,
+        and a listing drops a game in which the player holds no seat after all."""
+        self.store.add_game(player_id, game_id)
+
+    def count_game(self, player_id: str, game_id: str, won: bool) -> bool:
+        return self.store.count_game(player_id, game_id, won)
+
+    def notify(self, player_id: str, notice: dict):
+        """Put a notice in a player's inbox (their stream and long poll read it). If the store fails,
+        the game itself still says what happened when read."""
+        try:
+            self.store.notify(player_id, {**notice, "at": time.time()})
+        except StoreUnavailable:
+            log.warning("could not tell player %s of %s", player_id, notice["type"])
+
+    def inbox_after(self, player_id: str, after: str) -> list[dict]:
+        return [{"id": entry_id, **notice} for entry_id, notice in self.store.inbox_after(player_id, after)]
+
+    @staticmethod
+    def recent_cursor() -> str:
+        """Just before the notices of the last minute (notice ids are times in ms)."""
+        return f"{int((time.time() - 60) * 1000)}-0"

@@ -1,0 +1,229 @@
+"""Players (issue 40): a token that outlives a seat, their games, their notices, rated games and
+the leaderboards of every pool, checked over HTTP against a real Redis."""
+
+import json
+import random
+import threading
+import time
+import uuid
+
+import pytest
+import requests
+
+from app.accounts import ratings
+from app.engine import game_from_dict
+from http_helpers import act, bearer, create, seat_view
+
+
+def new_player(client, name="Amina", **headers):
+    rv = client.post("/players", json={"name": name}, headers=headers)
+    assert rv.status_code == 201, rv.json
+    return rv.json["player"], rv.json["token"]
+
+
+def test_a_player_token_is_shown_once_kept_as_a_hash_and_replayed_by_idempotency_key(app, client):
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    player, token = new_player(client, **key)
+    replay = client.post("/players", json={"name": "Amina"}, headers=key)
+    assert replay.status_code == 201 and replay.headers["Idempotent-Replayed"] == "true"
+    assert replay.json["token"] == token and replay.json["player"]["id"] == player["id"]
+    assert token.startswith("rply.") and player["entrant"] == f"player:{player['id']}"
+    raw = app.services.players.store.redis.get(f"{{player:{player['id']}}}:doc").decode()
+    assert token not in raw
+    public = client.get(f"/players/{player['id']}").json
+    assert public["name"] == "Amina" and (public["games"], public["wins"], public["ratings"]) == (0, 0, [])
+    assert "token" not in json.dumps(public).replace("token_", "")
+    assert client.get("/players/me", headers=bearer(token)).json["id"] == player["id"]
+    assert client.get("/players/me", headers=bearer(token + "x")).status_code == 401
+    assert client.get("/players/nobody").json["code"] == "player_not_found"
+
+
+def test_a_seat_created_with_a_player_token_is_played_from_another_device_with_that_token(client):
+    player, token = new_player(client)
+    seats = [{"type": "human", "mine": True}, {"type": "human", "name": "Omar"}]
+    game, seat_tokens = create(client, seats=seats, token=token, seed="devices")
+    assert game["seats"][0]["player"] == player["id"] and game["seats"][0]["name"] == "Amina"
+    assert game["seats"][1]["player"] is None
+    # The seat token still works, and the player token reads the same seat's view.
+    by_player, by_seat = seat_view(client, game["id"], token), seat_view(client, game["id"], seat_tokens[0])
+    assert by_player["seat"] == by_seat["seat"] == 0 and by_player["hand"] == by_seat["hand"]
+    listed = client.get("/players/me/games?status=active", headers=bearer(token))
+    assert [g["id"] for g in listed.json] == [game["id"]]
+    assert json.loads(listed.headers["X-Pagination"])["total"] == 1
+    mover = by_player["awaiting"][0]
+    assert listed.json[0]["your_turn"] == (mover == 0)
+    mover_token = token if mover == 0 else seat_tokens[1]
+    view = seat_view(client, game["id"], mover_token)
+    assert act(client, game["id"], mover_token, view["legal_actions"][0], view["version"]).status_code == 200
+    after = client.get("/players/me/games?status=active", headers=bearer(token)).json[0]
+    assert after["your_turn"] == (0 in seat_view(client, game["id"], token)["awaiting"])
+    # A player token acts only for the player's own seats.
+    stranger_player, stranger = new_player(client, "Youssef")
+    assert client.get(f"/games/{game['id']}/view", headers=bearer(stranger)).status_code == 401
+    assert client.get("/players/me/games", headers=bearer(stranger)).json == []
+
+
+def test_a_claim_with_a_player_token_is_theirs_and_one_player_takes_one_seat(client):
+    owner, owner_token = new_player(client)
+    guest, guest_token = new_player(client, "Youssef")
+    game, _ = create(client, seats=[{"type": "human", "mine": True}, {"type": "open"}], token=owner_token)
+    assert client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(owner_token)).json["code"] == "seat_taken"
+    claimed = client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(guest_token))
+    assert claimed.status_code == 201 and claimed.json["game"]["seats"][1]["player"] == guest["id"]
+    assert claimed.json["game"]["seats"][1]["name"] == "Youssef"
+    assert seat_view(client, game["id"], guest_token)["seat"] == 1
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"seed": "mine"}, "rated"),
+    ({"rules": {"preset": "classic", "target": 11}}, "rated"),
+    ({"seats": [{"type": "human", "mine": True}, {"type": "human"}]}, "rated"),
+    ({"seats": [{"type": "bot", "bot": "greedy", "mine": True}, {"type": "open"}], "rated": False}, "seats"),
+])
+def test_a_game_that_cannot_be_rated_fairly_is_refused_whole(client, body, field):
+    _, token = new_player(client)
+    request = {"players": 2, "rated": True, "rules": {"preset": "classic"},
+               "seats": [{"type": "human", "mine": True}, {"type": "open"}], **body}
+    before = client.get("/players/me/games?status=open", headers=bearer(token)).json
+    rv = client.post("/games", json=request, headers=bearer(token))
+    assert rv.status_code == 422 and rv.json["field"] == field, rv.json
+    assert client.get("/players/me/games?status=open", headers=bearer(token)).json == before
+
+
+def test_a_rated_game_seat_is_claimed_with_a_player_token_only(client):
+    _, token = new_player(client)
+    rv = client.post("/games", json={"players": 2, "rated": True, "rules": {"preset": "classic"},
+                                     "seats": [{"type": "human", "mine": True}, {"type": "open"}]},
+                     headers=bearer(token))
+    assert rv.status_code == 201 and rv.json["game"]["rated"] is True
+    game_id = rv.json["game"]["id"]
+    assert client.post(f"/games/{game_id}/seats/1", json={"name": "anon"}).status_code == 401
+    assert client.post("/games", json={"players": 2, "seats": [{"type": "human", "mine": True}, {"type": "open"}]}
+                       ).status_code == 401  # `mine` without a player token
+
+
+def test_the_notices_long_poll_tells_a_player_of_a_seat_taken_and_of_their_turn(client):
+    _, token = new_player(client)
+    _, guest = new_player(client, "Youssef")
+    cursor = client.get("/players/me/notices?wait_seconds=0", headers=bearer(token)).json["cursor"]
+    game, _ = create(client, seats=[{"type": "human", "mine": True}, {"type": "open"}], token=token, seed="n1")
+    client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(guest))
+    answer = client.get(f"/players/me/notices?after={cursor}&wait_seconds=5", headers=bearer(token)).json
+    types = [n["type"] for n in answer["notices"]]
+    assert types[0] == "seat_taken" and answer["notices"][0]["game_id"] == game["id"]
+    view = seat_view(client, game["id"], token)
+    assert ("your_turn" in types) == (0 in view["awaiting"])
+    later = client.get(f"/players/me/notices?after={answer['cursor']}&wait_seconds=0", headers=bearer(token)).json
+    assert later["notices"] == [] and later["cursor"] == answer["cursor"]
+
+
+def test_one_stream_carries_the_notices_of_every_game_of_a_player(live_server):
+    token = requests.post(f"{live_server}/players", json={"name": "Amina"}).json()["token"]
+    games = []
+    received = []
+    with requests.get(f"{live_server}/players/me/stream", headers=bearer(token), stream=True, timeout=20) as stream:
+        lines = stream.iter_lines(decode_unicode=True)
+        assert next(lines) == ": connected"
+
+        def read():
+            for line in lines:
+                if line.startswith("data: "):
+                    received.append(json.loads(line[6:]))
+                if len({n["game_id"] for n in received if n["type"] == "game_over"}) == 2:
+                    return
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        for _ in range(2):  # two games against bots, played out with the player token alone
+            rv = requests.post(f"{live_server}/games", headers=bearer(token), json={
+                "players": 2, "rules": {"preset": "simple"},
+                "seats": [{"type": "human", "mine": True}, {"type": "bot", "bot": "random"}]})
+            games.append(rv.json()["game"]["id"])
+        for game_id in games:
+            play_out(live_server, game_id, token)
+        reader.join(20)
+    assert {n["game_id"] for n in received if n["type"] == "game_over"} == set(games)
+    assert {n["game_id"] for n in received if n["type"] == "your_turn"} == set(games)
+    assert all(n["seat"] == 0 for n in received)
+
+
+def play_out(base, game_id, token, seed=0):
+    """Play a seat with random legal actions, over HTTP with the given token, until the game ends."""
+    rng = random.Random(seed)
+    while True:
+        view = requests.get(f"{base}/games/{game_id}/view", headers=bearer(token)).json()
+        if view["status"] == "finished":
+            return view
+        if view["seat"] not in view["awaiting"]:
+            requests.get(f"{base}/games/{game_id}/view", headers=bearer(token),
+                         params={"after_version": view["version"], "wait_seconds": 5})
+            continue
+        requests.post(f"{base}/games/{game_id}/actions", json=rng.choice(view["legal_actions"]),
+                      headers={**bearer(token), "If-Match": f'"{view["version"]}"'})
+
+
+def rated_game(base, first, second, preset="simple"):
+    """A rated game between two players, each leaving their seat to a bot of their level: the
+    rating still counts the player."""
+    (first_token, first_level), (second_token, second_level) = first, second
+    game = requests.post(f"{base}/games", headers=bearer(first_token), json={
+        "players": 2, "rated": True, "rules": {"preset": preset},
+        "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json()["game"]
+    assert requests.post(f"{base}/games/{game['id']}/seats/1", json={}, headers=bearer(second_token)).status_code == 201
+    for seat, (token, level) in enumerate(((first_token, first_level), (second_token, second_level))):
+        left = requests.post(f"{base}/games/{game['id']}/seats/{seat}/leave", json={"bot": level}, headers=bearer(token))
+        assert left.status_code == 200, left.json()
+    return game["id"]
+
+
+def wait_finished(base, game_ids, seconds=120):
+    deadline = time.monotonic() + seconds
+    for game_id in game_ids:
+        while requests.get(f"{base}/games/{game_id}").json()["status"] != "finished":
+            assert time.monotonic() < deadline, f"game {game_id} did not finish"
+            time.sleep(0.1)
+
+
+def test_rated_games_between_bots_of_different_levels_order_their_players_as_the_levels(live_server):
+    levels = ["random", "casual", "greedy"]
+    players = {}
+    for level in levels:
+        created = requests.post(f"{live_server}/players", json={"name": f"plays {level}"}).json()
+        players[level] = (created["player"]["id"], created["token"])
+    games = []
+    for _ in range(6):
+        for a, b in ((0, 1), (1, 2), (0, 2)):
+            first, second = (levels[a], levels[b]) if len(games) % 2 else (levels[b], levels[a])
+            games.append(rated_game(live_server, (players[first][1], first), (players[second][1], second)))
+    wait_finished(live_server, games)
+    pool = {}
+    for level, (player_id, _) in players.items():
+        deadline = time.monotonic() + 10
+        while True:  # the settlement follows the last write
+            rated = requests.get(f"{live_server}/players/{player_id}").json()["ratings"]
+            if rated and rated[0]["games"] == 12 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert [r["pool"] for r in rated] == ["simple-2"] and rated[0]["games"] == 12, rated
+        pool[level] = rated[0]["rating"]
+    assert pool["random"] < pool["casual"] < pool["greedy"], pool
+    board = requests.get(f"{live_server}/leaderboards/simple-2", params={"page_size": 100}).json()
+    ours = [row["entrant"] for row in board if row["entrant"] in {f"player:{p}" for p, _ in players.values()}]
+    assert ours == [f"player:{players[level][0]}" for level in reversed(levels)]
+    assert sum(pool.values()) == pytest.approx(3 * ratings.INITIAL_RATING)  # Elo moves points, makes none
+
+
+def test_a_settlement_applied_again_changes_nothing(live_server, redis_url):
+    from app import create_app
+    first = requests.post(f"{live_server}/players", json={"name": "a"}).json()
+    second = requests.post(f"{live_server}/players", json={"name": "b"}).json()
+    game_id = rated_game(live_server, (first["token"], "greedy"), (second["token"], "random"))
+    wait_finished(live_server, [game_id])
+    time.sleep(0.5)
+    before = [requests.get(f"{live_server}/players/{p['player']['id']}").json() for p in (first, second)]
+    services = create_app({"REDIS_URL": redis_url}).services
+    _, doc = services.store.load(game_id)
+    services.settlement.settle(doc, game_from_dict(doc["engine"], record_events=False))
+    services.store.note_settlement(game_id)
+    services.settlement.settle_noted(-1)
+    after = [requests.get(f"{live_server}/players/{p['player']['id']}").json() for p in (first, second)]
+    assert after == before and before[0]["games"] == 1 and before[0]["ratings"][0]["games"] == 1
