@@ -44,8 +44,7 @@ def serve(args):
     if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
         # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).
         threading.Thread(target=sweep_forever, daemon=True, args=(
-            app.services.sweeper, app.services.matches, app.services.settlement, app.config["BOT_STALL_SECONDS"],
-            threading.Event())).start()
+            app.services, app.config["BOT_STALL_SECONDS"], threading.Event())).start()
     print(f"Ronda API on http://{args.host}:{args.port}  docs: /docs  store: {store}", file=sys.stderr)
     use_json_logs()  # the same JSON lines as production, the request log included
     from .api.problems import ProblemRequestHandler

@@ -88,3 +88,17 @@ class PlayerNotFound(ServiceError):
 
 class PoolNotFound(ServiceError):
     status, code = 404, "pool_not_found"
+
+
+class TicketNotFound(ServiceError):
+    status, code = 404, "ticket_not_found"
+
+
+class TicketExists(ServiceError):
+    """A player has one live ticket in a pool: the problem names it (`ticket_id`)."""
+    status, code = 409, "ticket_exists"
+
+
+class TicketDone(ServiceError):
+    """A ticket no longer waiting cannot be cancelled: the problem says its status and game."""
+    status, code = 409, "ticket_done"

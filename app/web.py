@@ -9,7 +9,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import Map
 
 from . import wiring
-from .api import bodies, bots, games, health, idempotency, limits, matches, players, problems, rules, web_client
+from .api import (bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems, rules,
+                  web_client)
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
 from .api.schemas import Problem
@@ -69,6 +70,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(bots.ratings_blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(players.leaderboards_blp)
+    api.register_blueprint(matchmaking.blp)
     api.register_blueprint(health.blp)
     app.register_blueprint(web_client.blp)
     problems.register(app)

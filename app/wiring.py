@@ -27,6 +27,8 @@ from .jobs.dispatch import InProcessDispatcher, RQDispatcher
 from .live.feed import ChangeFeed
 from .live.hub import LiveHub
 from .matches.service import MatchService
+from .matchmaking.service import Matchmaker
+from .matchmaking.store import MatchmakingStore
 from .matches.store import MatchStore
 from .ops.config import settings
 from .ops.connection import connect
@@ -71,6 +73,7 @@ class Services:
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher)
+        self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.players, self.ladders)
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.writer, self.dispatcher, self.accounts)
 

@@ -151,7 +151,7 @@ def _sweep(redis_url, queue_name, stall_seconds, stop):
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
     else:
         return
-    sweep_forever(services.sweeper, services.matches, services.settlement, stall_seconds, stop)
+    sweep_forever(services, stall_seconds, stop)
 
 
 def _work(redis_url, queues, group, role, burst):

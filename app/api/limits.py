@@ -100,7 +100,7 @@ def install(app, counts: WindowCounts, exempt_blueprints):
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:
-        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "OPTIONS"], max_age=600,
+        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "DELETE", "OPTIONS"], max_age=600,
              allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
         app.after_request(_varies_by_origin)
 

@@ -309,6 +309,10 @@ class Problem(Answer):
     current_version = fields.Integer()
     option = fields.String()
     field = fields.String()
+    ticket_id = fields.String(metadata={"description": "ticket_exists: the player's live ticket in the pool"})
+    status_now = fields.String(metadata={"description": "ticket_done: the ticket's status"})
+    game_id = fields.String(allow_none=True, metadata={"description": "ticket_done: the game it was matched to"})
+    seat = fields.Integer(allow_none=True)
 
 
 class PaginationMetadata(PaginationMetadataSchema, Answer):

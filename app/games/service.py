@@ -25,14 +25,14 @@ def _dealing(request: dict) -> str:
     return "creator_seed" if request.get("seed") is not None else "server"
 
 
-def _check_rated(request: dict, seats: list[dict]):
+def _check_rated(request: dict, seats: list[dict], owners: dict[int, str]):
     """A rated game is one a fair pool can count: a preset's rules as they are, the server's deal,
     and every human seat a player's (the creator's, or open for players to claim)."""
     if request.get("deck") is not None or request.get("seed") is not None:
         raise InvalidRequest("rated: a game whose seed or deck the creator chose is never rated", field="rated")
     if set(request.get("rules") or {}) - {"preset"}:
         raise InvalidRequest("rated: a rated game plays a preset's rules unchanged (its pool)", field="rated")
-    if any(spec.get("type") == "human" and not spec.get("mine") for spec in seats):
+    if any(spec.get("type") == "human" and seat not in owners for seat, spec in enumerate(seats)):
         raise InvalidRequest("rated: every human seat of a rated game is a player's: mark yours `mine` and "
                              "leave the others open for players to claim", field="rated")
 
@@ -48,6 +48,20 @@ class GameService:
         """`game_id`, when given, is the same for every retry of one request: a retry whose first
         run was cut off between the write and its idempotency record answers that game. A player
         `token` makes the seat marked `mine` theirs."""
+        seats = request.get("seats") or []
+        if any(spec.get("mine") and spec["type"] != "human" for spec in seats):
+            raise InvalidRequest("seats: only a human seat can be `mine`", field="seats")
+        marked = [seat for seat, spec in enumerate(seats) if spec.get("mine")]
+        player_id = self._seat_owner(token, len(marked))
+        return self.create_owned(request, {marked[0]: player_id} if player_id else {}, game_id)
+
+    def create_owned(self, request: dict, owners: dict[int, str], game_id: str | None = None,
+                     kept_for: dict[int, dict] | None = None, extra: dict | None = None
+                     ) -> tuple[LoadedGame, dict[int, str]]:
+        """A game whose human seats in `owners` belong to those players (listed among their games
+        before the game is written); quick play and rematches create theirs here too. `kept_for`:
+        open seats only their former holders may claim (a rematch's); `extra`: fields of the
+        game's document (where a rematch came from)."""
         players = request["players"]
         rules = rules_from_request(request.get("rules"))
         game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
@@ -56,20 +70,18 @@ class GameService:
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
         if request.get("rated"):
-            _check_rated(request, seats)
-        if any(spec.get("mine") and spec["type"] != "human" for spec in seats):
-            raise InvalidRequest("seats: only a human seat can be `mine`", field="seats")
-        player_id = self._seat_owner(token, sum(1 for spec in seats if spec.get("mine")))
+            _check_rated(request, seats, owners)
         game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
-        if player_id is not None:
-            mine = next(seat for seat, spec in enumerate(seats) if spec.get("mine"))
-            name = seats[mine].get("name") or self.players.name_of(player_id)
-            seat_docs[mine] = self.seats.human(game_id, mine, name, player_id)
+        for seat, player_id in owners.items():
+            name = seats[seat].get("name") or self.players.name_of(player_id)
+            seat_docs[seat] = self.seats.human(game_id, seat, name, player_id)
             self.players.took_seat(player_id, game_id)
+        for seat, holder in (kept_for or {}).items():
+            seat_docs[seat]["kept_for"] = holder
         try:
             loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request),
-                                        rated=bool(request.get("rated")))
+                                        rated=bool(request.get("rated")), extra=extra)
         except GameExists:  # only a given id can exist already
             loaded = self.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)

@@ -1,0 +1,200 @@
+"""Quick play (issue 40): tickets meet by rules, player count and rating; a cancel racing a match
+has one outcome; bot fill and expiry are the sweep's, run by a real worker process; the pairing
+holds on a Redis Cluster too."""
+
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from app import create_app
+from faults import start_worker, stop
+from http_helpers import bearer
+
+
+@pytest.fixture(scope="module")
+def mm_app(redis_url):
+    return create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
+                       "RATE_LIMIT_PER_TOKEN": 0, "BOT_QUEUE": f"mm-{uuid.uuid4().hex[:8]}"})
+
+
+def player(client, name="p"):
+    created = client.post("/players", json={"name": name}).json
+    return created["player"]["id"], created["token"]
+
+
+def ticket(client, token, **body):
+    return client.post("/matchmaking/tickets", json={"rules": "simple", "players": 2, **body}, headers=bearer(token))
+
+
+def test_two_tickets_of_the_same_pool_meet_in_one_game_with_a_seat_each(mm_app):
+    client = mm_app.test_client()
+    (a, a_token), (b, b_token) = player(client, "Amina"), player(client, "Omar")
+    first = ticket(client, a_token, rules="runda")
+    assert first.status_code == 202 and first.json["status"] == "waiting" and first.json["pool"] == "runda-2"
+    assert first.headers["Location"].endswith(first.json["id"])
+    other_rules = ticket(client, b_token, rules="classic")
+    assert other_rules.json["status"] == "waiting"  # another pool: no meeting
+    assert client.delete(f"/matchmaking/tickets/{other_rules.json['id']}", headers=bearer(b_token)).status_code == 200
+    second = ticket(client, b_token, rules="runda")
+    assert second.status_code == 202 and second.json["status"] == "matched"
+    waited = client.get(f"/matchmaking/tickets/{first.json['id']}?wait_seconds=5", headers=bearer(a_token)).json
+    assert waited["status"] == "matched" and waited["game_id"] == second.json["game_id"]
+    assert {waited["seat"], second.json["seat"]} == {0, 1}
+    game_id = waited["game_id"]
+    for token, seat in ((a_token, waited["seat"]), (b_token, second.json["seat"])):
+        view = client.get(f"/games/{game_id}/view", headers=bearer(token)).json
+        assert view["seat"] == seat and view["status"] == "active" and view["seats"][seat]["type"] == "human"
+    notices = client.get("/players/me/notices?after=0&wait_seconds=0", headers=bearer(a_token)).json["notices"]
+    assert [n for n in notices if n["type"] == "matched"][0]["game_id"] == game_id
+    listed = client.get("/players/me/games?status=active", headers=bearer(b_token)).json
+    assert [g["id"] for g in listed] == [game_id]
+    # Someone else's ticket is not there for them.
+    assert client.get(f"/matchmaking/tickets/{first.json['id']}", headers=bearer(b_token)).status_code == 404
+
+
+def test_one_live_ticket_a_player_and_pool(mm_app):
+    client = mm_app.test_client()
+    _, token = player(client)
+    first = ticket(client, token, rules="traditional", players=4)
+    again = ticket(client, token, rules="traditional", players=4, rated=True)
+    assert again.status_code == 409 and again.json["code"] == "ticket_exists"
+    assert again.json["ticket_id"] == first.json["id"]
+    cancelled = client.delete(f"/matchmaking/tickets/{first.json['id']}", headers=bearer(token))
+    assert cancelled.status_code == 200 and cancelled.json["status"] == "cancelled"
+    twice = client.delete(f"/matchmaking/tickets/{first.json['id']}", headers=bearer(token))
+    assert twice.status_code == 409 and twice.json["status_now"] == "cancelled"
+    last = ticket(client, token, rules="traditional", players=4).json
+    assert last["status"] == "waiting"
+    client.delete(f"/matchmaking/tickets/{last['id']}", headers=bearer(token))
+
+
+def seed_rating(app, player_id, pool, rating):
+    """Give a player a rating in a pool, as rated games would."""
+    app.services.ladders.store.rate(pool, f"seed-{uuid.uuid4().hex}", time.time(),
+                                    [(f"player:{player_id}", rating - 1500, True)])
+
+
+def test_ratings_far_apart_meet_only_once_their_windows_have_widened(mm_app):
+    client = mm_app.test_client()
+    (a, a_token), (b, b_token) = player(client), player(client)
+    seed_rating(mm_app, a, "classic-3", 1500)  # a pool of its own: classic with 3 players is never queued
+    seed_rating(mm_app, b, "classic-3", 1700)
+    matchmaker = mm_app.services.matchmaker
+    # Through the service (the API queues only 2 and 4 players): the same code.
+    first = matchmaker.submit(a, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    assert first["rating"] == 1500 and first["window"] == pytest.approx(50, abs=1)
+    second = matchmaker.submit(b, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    assert second["status"] == "waiting"  # 200 apart, reaching 50
+    matchmaker.sweep()
+    assert matchmaker.ticket(first["id"], a)["status"] == "waiting"
+    (c, _) = player(client)
+    seed_rating(mm_app, c, "classic-3", 1600)
+    matchmaker.submit(c, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    deadline = time.monotonic() + 15
+    while matchmaker.ticket(first["id"], a)["status"] == "waiting":  # 1500..1700: reached after 6 s
+        assert time.monotonic() < deadline
+        matchmaker.sweep()
+        time.sleep(0.5)
+    matched = [matchmaker.ticket(t["id"], p) for t, p in ((first, a), (second, b))]
+    assert matched[0]["game_id"] == matched[1]["game_id"] and matched[0]["window"] >= 200
+
+
+def test_four_tickets_make_balanced_teams(mm_app):
+    client = mm_app.test_client()
+    ratings = {1800: None, 1400: None, 1650: None, 1550: None}
+    for rating in ratings:
+        ratings[rating] = player(client, str(rating))
+        seed_rating(mm_app, ratings[rating][0], "classic-4", rating)
+    matchmaker = mm_app.services.matchmaker
+    tickets = {}
+    for rating, (player_id, _) in ratings.items():
+        tickets[rating] = matchmaker.submit(player_id, {"rules": "classic", "players": 4, "rated": False,
+                                                        "max_wait_seconds": 60})
+    deadline = time.monotonic() + 20
+    while matchmaker.ticket(tickets[1800]["id"], ratings[1800][0])["status"] == "waiting":
+        assert time.monotonic() < deadline
+        matchmaker.sweep()
+        time.sleep(0.5)
+    seats = {rating: matchmaker.ticket(tickets[rating]["id"], ratings[rating][0])["seat"] for rating in ratings}
+    assert len({matchmaker.ticket(tickets[r]["id"], ratings[r][0])["game_id"] for r in ratings}) == 1
+    # Partners sit across (seats 0 and 2, 1 and 3): the best with the weakest.
+    assert seats[1800] % 2 == seats[1400] % 2 and seats[1650] % 2 == seats[1550] % 2 != seats[1800] % 2
+
+
+def test_a_cancel_racing_a_match_has_exactly_one_outcome(mm_app):
+    client = mm_app.test_client()
+    outcomes = []
+    for round_ in range(20):
+        (a, a_token), (b, b_token) = player(client), player(client)
+        waiting = ticket(client, a_token, rules="classic").json
+        barrier = threading.Barrier(2)
+
+        def cancel():
+            barrier.wait()
+            return mm_app.test_client().delete(f"/matchmaking/tickets/{waiting['id']}", headers=bearer(a_token))
+
+        def join():
+            barrier.wait()
+            return ticket(mm_app.test_client(), b_token, rules="classic")
+        with ThreadPoolExecutor(2) as pool:
+            cancelling, joining = pool.submit(cancel), pool.submit(join)
+            cancelled, joined = cancelling.result(timeout=30), joining.result(timeout=30)
+        final = client.get(f"/matchmaking/tickets/{waiting['id']}", headers=bearer(a_token)).json
+        if cancelled.status_code == 200:
+            assert final["status"] == "cancelled" and final["game_id"] is None
+            assert joined.json["status"] == "waiting"  # b met nobody: a had left
+            client.delete(f"/matchmaking/tickets/{joined.json['id']}", headers=bearer(b_token))
+        else:
+            assert cancelled.status_code == 409 and cancelled.json["status_now"] == "matched"
+            assert final["game_id"] == joined.json["game_id"]
+            game = client.get(f"/games/{final['game_id']}").json
+            assert [s["type"] for s in game["seats"]] == ["human", "human"]
+        outcomes.append(cancelled.status_code)
+    assert set(outcomes) <= {200, 409}
+
+
+def test_a_worker_gives_a_ticket_its_bot_fill_or_expires_it(mm_app, redis_url):
+    client = mm_app.test_client()
+    worker = start_worker(redis_url, mm_app.config["BOT_QUEUE"], stall_seconds=1)
+    try:
+        (_, filled_token), (_, lonely_token) = player(client, "Filled"), player(client, "Lonely")
+        filled = ticket(client, filled_token, rules="elaborate", players=4, max_wait_seconds=1, bot_fill=3).json
+        lonely = ticket(client, lonely_token, rules="elaborate", players=2, max_wait_seconds=1).json
+        got = client.get(f"/matchmaking/tickets/{filled['id']}?wait_seconds=20", headers=bearer(filled_token)).json
+        assert got["status"] == "matched"
+        game = client.get(f"/games/{got['game_id']}").json
+        assert sorted(s["type"] for s in game["seats"]) == ["bot", "bot", "bot", "human"]
+        assert {s["bot"] for s in game["seats"] if s["type"] == "bot"} == {"greedy"}
+        assert len({s["name"] for s in game["seats"]}) == 4  # each seat told apart
+        expired = client.get(f"/matchmaking/tickets/{lonely['id']}?wait_seconds=20", headers=bearer(lonely_token)).json
+        assert expired["status"] == "expired" and expired["game_id"] is None
+        notices = client.get("/players/me/notices?after=0", headers=bearer(lonely_token)).json["notices"]
+        assert [n["type"] for n in notices] == ["ticket_expired"] and notices[0]["ticket_id"] == lonely["id"]
+        view = client.get(f"/games/{got['game_id']}/view?after_version={game['version']}&wait_seconds=10",
+                          headers=bearer(filled_token)).json
+        assert view["version"] > game["version"] or got["seat"] in view["awaiting"]  # the bots play
+    finally:
+        stop(worker)
+
+
+def test_tickets_racing_on_a_cluster_never_share_a_seat_nor_leave_one_empty(redis_url, cluster_url):
+    app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster_url, "TESTING": True,
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0, "BOT_DISPATCH": "inprocess"})
+    client = app.test_client()
+    players = [player(client, f"c{i}") for i in range(24)]
+
+    def queue(entry):
+        return ticket(app.test_client(), entry[1], rules="traditional", players=4).json
+    with ThreadPoolExecutor(8) as pool:
+        tickets = list(pool.map(queue, players))
+    for _ in range(10):
+        app.services.matchmaker.sweep()
+    final = [client.get(f"/matchmaking/tickets/{t['id']}", headers=bearer(p[1])).json for t, p in zip(tickets, players)]
+    assert all(t["status"] == "matched" for t in final), [t["status"] for t in final]
+    by_game = {}
+    for t in final:
+        by_game.setdefault(t["game_id"], []).append(t["seat"])
+    assert len(by_game) == 6 and all(sorted(seats) == [0, 1, 2, 3] for seats in by_game.values())
