@@ -102,3 +102,11 @@ class TicketExists(ServiceError):
 class TicketDone(ServiceError):
     """A ticket no longer waiting cannot be cancelled: the problem says its status and game."""
     status, code = 409, "ticket_done"
+
+
+class GameNotOver(ServiceError):
+    status, code = 409, "game_not_over"
+
+
+class RematchStarted(ServiceError):
+    status, code = 409, "rematch_started"

@@ -12,7 +12,7 @@ import requests
 
 from app.accounts import ratings
 from app.engine import game_from_dict
-from http_helpers import act, bearer, create, seat_view
+from http_helpers import act, bearer, create, play_to_the_end, seat_view
 
 
 def new_player(client, name="Amina", **headers):
@@ -227,3 +227,75 @@ def test_a_settlement_applied_again_changes_nothing(live_server, redis_url):
     services.settlement.settle_noted(-1)
     after = [requests.get(f"{live_server}/players/{p['player']['id']}").json() for p in (first, second)]
     assert after == before and before[0]["games"] == 1 and before[0]["ratings"][0]["games"] == 1
+
+
+def all_notices(client, token):
+    """Every notice a player's inbox keeps, read page by page."""
+    found, cursor = [], "0"
+    while page := client.get(f"/players/me/notices?after={cursor}&wait_seconds=0", headers=bearer(token)).json:
+        if not page["notices"]:
+            return found
+        found += page["notices"]
+        cursor = page["cursor"]
+    return found
+
+
+def test_a_rematch_is_one_next_game_whoever_asks_with_the_next_dealer(client):
+    amina, amina_token = new_player(client)
+    omar, omar_token = new_player(client, "Omar")
+    game, tokens = create(client, seats=[{"type": "human", "mine": True}, {"type": "open"}], token=amina_token)
+    client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(omar_token))
+    tokens = {0: amina_token, 1: omar_token}
+    assert client.post(f"/games/{game['id']}/rematch", headers=bearer(amina_token)).json["code"] == "game_not_over"
+    play_to_the_end(client, game, tokens, random.Random(2))
+    first_dealer = client.get(f"/games/{game['id']}/events?limit=1").json[0]["dealer"]
+    asked = client.post(f"/games/{game['id']}/rematch", headers=bearer(amina_token))
+    assert asked.status_code == 201 and asked.json["seat"] == 0
+    next_game = asked.json["game"]
+    assert next_game["status"] == "open" and next_game["seats"][0]["player"] == amina["id"]
+    assert next_game["seats"][1]["type"] == "open" and next_game["rules"] == game["rules"]
+    offers = [(n["type"], n["game_id"], n["seat"], n["previous_game_id"]) for n in all_notices(client, omar_token)
+              if n["type"] == "rematch_offered"]
+    assert offers == [("rematch_offered", next_game["id"], 1, game["id"])]
+    assert client.get(f"/games/{game['id']}/rematch").json["id"] == next_game["id"]
+    # The seat is kept: a stranger cannot take it; Omar accepts by asking too.
+    _, stranger = new_player(client, "Stranger")
+    assert client.post(f"/games/{next_game['id']}/seats/1", json={}, headers=bearer(stranger)).status_code == 409
+    again = client.post(f"/games/{game['id']}/rematch", headers=bearer(amina_token))
+    assert again.json["game"]["id"] == next_game["id"] and again.json["token"] == asked.json["token"]
+    accepted = client.post(f"/games/{game['id']}/rematch", headers=bearer(omar_token))
+    assert accepted.status_code == 201 and accepted.json["game"]["id"] == next_game["id"]
+    assert accepted.json["seat"] == 1 and accepted.json["game"]["status"] == "active"
+    started = client.get(f"/games/{next_game['id']}/events?limit=1").json[0]
+    assert started["dealer"] == (first_dealer + 1) % 2
+    assert client.delete(f"/games/{game['id']}/rematch", headers=bearer(omar_token)).json["code"] == "rematch_started"
+
+
+def test_an_anonymous_seat_takes_its_rematch_seat_with_its_old_seat_token(client):
+    game, tokens = create(client, seats=[{"type": "human", "name": "Nadia"}, {"type": "human", "name": "Karim"}])
+    play_to_the_end(client, game, tokens, random.Random(4))
+    asked = client.post(f"/games/{game['id']}/rematch", headers=bearer(tokens[1])).json
+    assert asked["seat"] == 1 and asked["game"]["seats"][1]["name"] == "Karim" and asked["token"] != tokens[1]
+    next_id = asked["game"]["id"]
+    assert client.post(f"/games/{next_id}/seats/0", json={}).json["code"] == "seat_taken"  # kept for Nadia
+    claimed = client.post(f"/games/{next_id}/seats/0", json={}, headers=bearer(tokens[0]))
+    assert claimed.status_code == 201 and claimed.json["game"]["status"] == "active"
+
+
+def test_a_declined_rematch_is_gone(client):
+    game, tokens = create(client, seats=[{"type": "human", "name": "A"}, {"type": "human", "name": "B"}])
+    play_to_the_end(client, game, tokens, random.Random(5))
+    next_id = client.post(f"/games/{game['id']}/rematch", headers=bearer(tokens[0])).json["game"]["id"]
+    assert client.delete(f"/games/{game['id']}/rematch", headers=bearer(tokens[1])).status_code == 204
+    assert client.get(f"/games/{next_id}").status_code == 404
+    assert client.get(f"/games/{game['id']}/rematch").json["code"] == "game_not_found"
+
+
+def test_bots_accept_a_rematch_at_once(live_server):
+    token = requests.post(f"{live_server}/players", json={"name": "Solo"}).json()["token"]
+    game_id = requests.post(f"{live_server}/games", headers=bearer(token), json={
+        "players": 2, "rules": {"preset": "simple"},
+        "seats": [{"type": "human", "mine": True}, {"type": "bot", "bot": "random"}]}).json()["game"]["id"]
+    play_out(live_server, game_id, token)
+    rematch = requests.post(f"{live_server}/games/{game_id}/rematch", headers=bearer(token)).json()
+    assert rematch["game"]["status"] == "active" and rematch["game"]["seats"][1]["bot"] == "random"

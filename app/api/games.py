@@ -140,6 +140,43 @@ class Seat(MethodView):
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
 
 
+@blp.route("/<game_id>/rematch")
+class Rematch(MethodView):
+    @token_first
+    @blp.doc(operationId="rematch", security=SEAT_TOKEN)
+    @blp.response(201, s.SeatClaimed, description="The next game, your seat in it and its token (your player "
+                                                  "token acts for it too)")
+    @documents_problems(blp, 401, 404, 409, 422)
+    def post(self, game_id):
+        """Ask for (or accept) a rematch of a finished game
+
+        The next game has the same seats and rules, and the next dealer. The first ask creates it and
+        offers it to the other seats (`rematch_offered` on their player stream; getRematch shows it);
+        bots sit at once; every human seat is kept for its last holder, who takes it by asking too
+        (or with claimSeat, with their player token or their seat token of this game). Asking again,
+        by anyone, answers the same game. Send your seat token or player token of this game.
+        """
+        loaded, seat, token, _ = services().games.rematch(game_id, bearer_token())
+        return ({"seat": seat, "token": token, "game": services().games.view_of(loaded, seat)},
+                {"Location": url_for("games.Game", game_id=loaded.doc["id"]), **etag_header(loaded.version)})
+
+    @blp.doc(operationId="getRematch")
+    @blp.response(200, s.GameSummary, description="The rematch offered after this game")
+    @documents_problems(blp, 404)
+    def get(self, game_id):
+        """The rematch offered after a finished game, if any (its seats say who has taken theirs)"""
+        return services().games.rematch_offered(game_id)
+
+    @token_first
+    @blp.doc(operationId="declineRematch", security=SEAT_TOKEN)
+    @blp.response(204, description="Declined: the offered game is gone")
+    @documents_problems(blp, 401, 404, 409)
+    def delete(self, game_id):
+        """Decline the rematch of a finished game (while nobody has started it)"""
+        services().games.decline_rematch(game_id, bearer_token())
+        return "", 204
+
+
 @blp.route("/<game_id>/seats/<int:seat>/leave")
 class LeaveSeat(MethodView):
     @token_first

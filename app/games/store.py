@@ -14,8 +14,8 @@ import redis
 
 from ..ops.connection import PLAIN_FEED, SHARDED_FEED, RedisClient, StoreUnavailable, has_sharded_pubsub
 from ..ops.connection import dump as _dump
-from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, settlement_owed_key,
-                        state_key, status_index_key)
+from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
+                        settlement_owed_key, state_key, status_index_key)
 
 log = logging.getLogger(__name__)
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
@@ -147,6 +147,22 @@ class GameStore:
             raise WriteOutcomeUnknown()
         self.list_under(game_id, doc["status"], None)
         return 1
+
+    def next_game_id(self, game_id: str, proposed: str | None = None) -> str | None:
+        """The id of the game after `game_id`: the one set first, set to `proposed` if none was
+        (None: only read it)."""
+        key = rematch_key(game_id)
+        if proposed is not None:
+            self.redis.set(key, proposed, nx=True, ex=self.ttl_by_status["finished"])
+        found = self.redis.get(key)
+        return found.decode() if found else proposed
+
+    def delete_open(self, game_id: str):
+        """An open game nobody will play (a declined rematch): gone, with its listing entry."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.delete(state_key(game_id), events_key(game_id))
+        pipe.zrem(status_index_key("open", bucket_of(game_id)), game_id)
+        pipe.execute()
 
     def _ttl(self, doc) -> int:
         """Every game expires: open ones unclaimed, active ones without a write, finished ones at

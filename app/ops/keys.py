@@ -16,6 +16,11 @@ def events_key(game_id: str) -> str:
     return f"{{game:{game_id}}}:events"
 
 
+def rematch_key(game_id: str) -> str:
+    """The id of the game that follows this one (its rematch), set once."""
+    return f"{{game:{game_id}}}:rematch"
+
+
 def changes_channel(game_id: str) -> str:
     return f"{{game:{game_id}}}:changes"
 
