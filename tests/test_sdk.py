@@ -106,3 +106,13 @@ def test_the_generated_client_follows_a_game_stream_as_typed_messages(generated_
     assert isinstance(received[-1].data, GameOverEvent)
     snapshot, = follow_a_game.follow(client, created["game"]["id"])  # a finished game: its snapshot, then the end
     assert isinstance(snapshot, SnapshotMessage) and snapshot.data.status.value == "finished"
+
+
+def test_the_example_client_plays_quick_play_a_whole_game_and_a_rematch(generated_client, live_server):
+    import quick_play
+    played = quick_play.play(live_server)
+    assert max(played["scores"]) >= 41 and played["winner"] in (0, 1)
+    assert played["rematch"] != played["game_id"] and played["rematch_status"] == "active"
+    assert played["seats"] == [0, 1]
+    game = requests.get(f"{live_server}/games/{played['game_id']}").json()
+    assert all(seat["player"] for seat in game["seats"])

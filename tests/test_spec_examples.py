@@ -61,6 +61,11 @@ def send(base, operation, example):
         return requests.post(f"{base}/bots", json=example)
     if operation == "createPlayer":
         return requests.post(f"{base}/players", json=example)
+    if operation == "createTicket":
+        token = requests.post(f"{base}/players", json={"name": "Q"}).json()["token"]
+        answer = requests.post(f"{base}/matchmaking/tickets", json=example, headers={"Authorization": f"Bearer {token}"})
+        requests.delete(f"{base}/matchmaking/tickets/{answer.json()['id']}", headers={"Authorization": f"Bearer {token}"})
+        return answer
     if operation == "claimSeat":
         game = requests.post(f"{base}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json()
         return requests.post(f"{base}/games/{game['game']['id']}/seats/1", json=example)
