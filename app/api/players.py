@@ -19,7 +19,8 @@ blp = Blueprint("players", __name__, url_prefix="/players",
 leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
 
-NOTICE_TYPES = ("your_turn", "game_over", "seat_taken", "matched", "ticket_expired", "rematch_offered")
+NOTICE_TYPES = ("your_turn", "game_over", "seat_taken", "matched", "ticket_expired", "rematch_offered",
+                "rematch_declined")
 
 
 class CreatePlayerRequest(Schema):
@@ -73,7 +74,7 @@ class PlayerNotice(Answer):
     taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
     name = fields.String(metadata={"description": "seat_taken: who took it"})
     ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
-    previous_game_id = fields.String(metadata={"description": "rematch_offered: the game it follows"})
+    previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})
 
 
 class PlayerNotices(Answer):
@@ -176,8 +177,9 @@ class MyStream(MethodView):
     def get(self):
         """One stream for all your games (SSE)
 
-        `your_turn`, `game_over`, `seat_taken`, `matched`, `ticket_expired`, `rematch_offered` for every
-        game and ticket of yours: a phone keeps this one connection. Last-Event-ID resumes.
+        `your_turn`, `game_over`, `seat_taken`, `matched`, `ticket_expired`, `rematch_offered`,
+        `rematch_declined` for every game and ticket of yours: a phone keeps this one connection.
+        Last-Event-ID resumes.
         """
         players = services().players
         player_id = players.authenticate(bearer_token())
