@@ -61,12 +61,20 @@ def start(redis_url: str, queue: str) -> tuple[list[subprocess.Popen], str]:
     return [api, worker], base
 
 
+_local = threading.local()
+
+
+def session() -> requests.Session:
+    """This thread's own session: a requests.Session must not be shared between threads."""
+    if not hasattr(_local, "session"):
+        _local.session = requests.Session()
+    return _local.session
+
+
 def players(base: str, count: int, ladder: LadderStore, pool: str, ratings: list[float]) -> list[tuple[str, dict]]:
     """`count` players, each given their rating in `pool` (as their rated games would have)."""
-    session = requests.Session()
-
     def one(index):
-        created = session.post(f"{base}/players", json={"name": f"p{index}"}).json()
+        created = session().post(f"{base}/players", json={"name": f"p{index}"}).json()
         player_id = created["player"]["id"]
         ladder.rate(pool, f"bench-seed-{uuid.uuid4().hex}", time.time(),
                     [(f"player:{player_id}", ratings[index] - 1500, True)])
@@ -110,7 +118,6 @@ def stream(base, ladder, count, per_minute):
     rng = random.Random(2)
     ratings = [rng.gauss(1500, 200) for _ in range(count)]
     joining = players(base, count, ladder, pool, ratings)
-    session = requests.Session()
     results, answered = [], []
     started_at = time.perf_counter()
 
@@ -119,11 +126,11 @@ def stream(base, ladder, count, per_minute):
         time.sleep(max(0.0, due - time.perf_counter()))
         begun = time.perf_counter()
         headers = joining[index][1]
-        ticket = session.post(f"{base}/matchmaking/tickets", headers=headers,
+        ticket = session().post(f"{base}/matchmaking/tickets", headers=headers,
                               json={"rules": preset, "players": 2, "max_wait_seconds": 60}).json()
         answered.append(time.perf_counter())
         while ticket["status"] == "waiting":
-            ticket = session.get(f"{base}/matchmaking/tickets/{ticket['id']}", params={"wait_seconds": 25},
+            ticket = session().get(f"{base}/matchmaking/tickets/{ticket['id']}", params={"wait_seconds": 25},
                                  headers=headers).json()
         results.append((ticket, (time.perf_counter() - begun) * 1000))
     with ThreadPoolExecutor(256) as pool_:

@@ -387,3 +387,76 @@ def test_the_declare_button_names_what_is_declared(page, live_server):
     expect(page.locator('#actions button[data-action="declare"]')).to_have_text(
         f"Declare a {holding['kind'].replace('_', ' ')} of {holding['rank']}s")
     page.screenshot(path=SCREENSHOTS / "declare-names-the-declaration.png", full_page=True)
+
+
+def stored_player(page) -> dict:
+    return page.evaluate("JSON.parse(localStorage.getItem('ronda:player'))")
+
+
+def play_out_over_http(base, game_id, tokens):
+    """Both seats play random legal actions over HTTP until the game ends (the pages follow it live)."""
+    import random
+    rng = random.Random(7)
+    while True:
+        spectator = requests.get(f"{base}/games/{game_id}").json()
+        if spectator["status"] == "finished":
+            return spectator
+        for token in tokens:
+            view = requests.get(f"{base}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).json()
+            if view["seat"] in view["awaiting"]:
+                requests.post(f"{base}/games/{game_id}/actions", json=rng.choice(view["legal_actions"]),
+                              headers={"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'})
+
+
+def test_quick_play_brings_two_browsers_to_one_game_then_a_rematch_and_a_third_device_plays_on(browser, live_server):
+    """Issue 40: Quick play in two browsers lands both in one game; at game over both press
+    Rematch and sit in the next game; a third browser, given one player's key, opens that game
+    at the player's seat."""
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(3)]
+    try:
+        amina, omar, elsewhere = (context.new_page() for context in contexts)
+        for page, name in ((amina, "Amina"), (omar, "Omar")):
+            page.goto(f"{live_server}/#/play")
+            page.fill("#qp-name", name)
+            page.select_option("#qp-rules", "elaborate")
+            page.select_option("#qp-bot-fill", "")
+            page.click("#qp-start")
+        for page in (amina, omar):
+            expect(page.locator("#hand")).to_be_visible(timeout=15_000)
+        game_id = amina.url.rsplit("/", 1)[1]
+        assert omar.url.rsplit("/", 1)[1] == game_id
+        amina.screenshot(path=SCREENSHOTS / "quick-play-matched.png", full_page=True)
+        players = [stored_player(page) for page in (amina, omar)]
+        play_out_over_http(live_server, game_id, [player["token"] for player in players])
+        for page in (amina, omar):
+            expect(page.locator("#rematch")).to_be_visible(timeout=15_000)
+        amina.click("#rematch")
+        expect(amina.locator("#status")).to_contain_text("Waiting for players", timeout=10_000)
+        next_id = amina.url.rsplit("/", 1)[1]
+        assert next_id != game_id
+        omar.click("#rematch")
+        expect(omar.locator("#hand")).to_be_visible(timeout=10_000)
+        assert omar.url.rsplit("/", 1)[1] == next_id
+        expect(amina.locator(".seats-row")).to_contain_text("Omar", timeout=10_000)
+        omar.screenshot(path=SCREENSHOTS / "rematch.png", full_page=True)
+        # A third device: Amina's player key alone opens her seat of the rematch.
+        elsewhere.goto(f"{live_server}/#/me")
+        elsewhere.fill("#player-key", players[0]["token"])
+        elsewhere.click("#use-key button[type=submit]")
+        expect(elsewhere.locator("#my-active")).to_contain_text("elaborate", timeout=10_000)
+        elsewhere.click(f"#my-active a[href='#/games/{next_id}']")
+        expect(elsewhere.locator("#hand")).to_be_visible(timeout=10_000)
+        seat = requests.get(f"{live_server}/games/{next_id}/view",
+                            headers={"Authorization": f"Bearer {players[0]['token']}"}).json()["seat"]
+        assert elsewhere.locator("#hand .card").count() == requests.get(
+            f"{live_server}/games/{next_id}").json()["hand_counts"][seat]
+        elsewhere.screenshot(path=SCREENSHOTS / "third-device.png", full_page=True)
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_leaderboard_page_lists_a_pool(page, live_server):
+    page.goto(f"{live_server}/#/leaderboards/simple-2")
+    expect(page.locator("#leaderboard")).to_be_visible()
+    expect(page.locator("#pool")).to_have_value("simple-2")

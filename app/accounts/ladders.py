@@ -50,6 +50,8 @@ class LadderStore:
 
     def records(self, pool: str, entrants: list[str]) -> dict[str, dict]:
         """The records of `entrants` in `pool` (those never rated there are absent)."""
+        if not entrants:
+            return {}
         values = self.redis.hmget(ratings_key(pool), [f"{e}:{f}" for e in entrants for f in FIELDS])
         found = {}
         for index, entrant in enumerate(entrants):

@@ -90,6 +90,7 @@ class Pool(Answer):
 
 class LeaderboardRow(Record):
     rank = fields.Integer(required=True)
+    name = fields.String(required=True, metadata={"description": "the player's name, or the bot's"})
     entrant = fields.String(required=True, metadata={
         "description": "player:<id>, a built-in bot kind, or bot:<id> (a registered bot)"})
 
@@ -221,6 +222,7 @@ class Leaderboard(MethodView):
         """
         if pool not in pools():
             raise PoolNotFound(f"no pool {pool}; pools: {', '.join(pools())}")
-        rows, total = services().ladders.board(pool, pagination_parameters.first_item, pagination_parameters.page_size)
+        rows, total = services().players.leaderboard(pool, pagination_parameters.first_item,
+                                                     pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return rows

@@ -78,6 +78,16 @@ class PlayerService:
         return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "entrant": entrant,
                 **self.store.record(player_id), "ratings": rated}
 
+    def leaderboard(self, pool: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        """A page of a pool's ladder, each entrant named: a player by their name, a bot by its kind."""
+        rows, total = self.ladders.board(pool, offset, limit)
+        for row in rows:
+            player_id = row["entrant"].removeprefix(PLAYER_PREFIX) if row["entrant"].startswith(PLAYER_PREFIX) else None
+            doc = self.store.load(player_id) if player_id else None
+            row["name"] = doc["name"] if doc else row["entrant"] if player_id or ":" in row["entrant"] \
+                else f"{row['entrant']} bot"
+        return rows, total
+
     def _load(self, player_id: str) -> dict:
         doc = self.store.load(player_id)
         if doc is None:

@@ -3,6 +3,7 @@ import { errorText } from "./api.js";
 import { h, show } from "./dom.js";
 import { lobby } from "./lobby.js";
 import { matchesPage, matchPage, replayPage } from "./matches.js";
+import { leaderboards, myGames, quickPlay } from "./play.js";
 import { rulesPage } from "./rules.js";
 import { join, table } from "./table.js";
 
@@ -14,6 +15,9 @@ const ROUTES = [
   [/^\/matches\/([\w-]+)$/, matchPage],
   [/^\/replay\/([\w-]+)$/, replayPage],
   [/^\/rules$/, rulesPage],
+  [/^\/play$/, quickPlay],
+  [/^\/me$/, myGames],
+  [/^\/leaderboards(?:\/([\w-]+))?$/, leaderboards],
 ];
 
 // Each page draws itself and may return its unmount (streams closed, timers stopped), run

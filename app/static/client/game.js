@@ -3,7 +3,7 @@
 // the client loop: the view is the truth, every change (our action, a stream event) ends in
 // reading it again, one read at a time; a 412 reads again and offers the move again if it stands.
 import { errorText, eventsAfter, get, post } from "./api.js";
-import { forgetSeat, savedSeat } from "./session.js";
+import { forgetSeat, savedPlayer, savedSeat } from "./session.js";
 import { follow } from "./sse.js";
 
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
@@ -11,16 +11,19 @@ const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 4000;
 
 export async function openGame(gameId) {
-  let seat = savedSeat(gameId);
+  // A seat kept in this browser, else the player's own seat in the game, if they hold one.
+  const player = savedPlayer();
+  let seat = savedSeat(gameId) || (player ? { seat: null, token: player.token, player: true } : null);
   let view;
   try {
     view = seat ? await get(`/games/${gameId}/view`, { token: seat.token }) : await get(`/games/${gameId}`);
   } catch (error) {
     if (!seat || error.status !== 401) throw error;
-    forgetSeat(gameId); // a token this game no longer knows: watch instead
+    if (!seat.player) forgetSeat(gameId); // a token this game no longer knows: watch instead
     seat = null;
     view = await get(`/games/${gameId}`);
   }
+  if (seat) seat = { ...seat, seat: view.seat };
   const token = seat?.token;
   const viewPath = token ? `/games/${gameId}/view` : `/games/${gameId}`;
   const listeners = new Set();

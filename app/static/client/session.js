@@ -1,6 +1,37 @@
-// What this browser remembers: each game's seat and token (so a reload returns to the seat) and
-// the player's name. Storage only: no HTTP, no drawing.
-import { claimSeat } from "./api.js";
+// What this browser remembers: each game's seat and token (so a reload returns to the seat), the
+// player's name, and the player (their token acts for all their seats, from any device).
+import { claimSeat, get, post } from "./api.js";
+
+const PLAYER_KEY = "ronda:player";
+
+export function savedPlayer() {
+  try {
+    return JSON.parse(localStorage.getItem(PLAYER_KEY));
+  } catch {
+    return null;
+  }
+}
+
+function savePlayer(player, token) {
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ id: player.id, name: player.name, token }));
+  rememberName(player.name);
+}
+
+// The player this browser plays as: the one kept, or a new one with this name (asked once).
+export async function ensurePlayer(name) {
+  const kept = savedPlayer();
+  if (kept) return kept;
+  const created = await post("/players", { name: name || "Player" });
+  savePlayer(created.player, created.token);
+  return savedPlayer();
+}
+
+// Continue on this device as the player whose key (token) was copied from another.
+export async function usePlayerKey(token) {
+  const player = await get("/players/me", { token });
+  savePlayer(player, token);
+  return savedPlayer();
+}
 
 const seatKey = (gameId) => `ronda:seat:${gameId}`;
 

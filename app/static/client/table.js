@@ -1,10 +1,10 @@
 // The table page draws a game's state (game.js) and nothing else: your seat's hand and actions,
 // or a spectator's view. It returns its unmount.
-import { errorText } from "./api.js";
+import { errorText, post } from "./api.js";
 import { cardBack, cardName, cardRow } from "./cards.js";
 import { h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
-import { playerName, takeSeat } from "./session.js";
+import { playerName, saveSeat, takeSeat } from "./session.js";
 import { campName, describe, holdingName } from "./words.js";
 
 export async function table(gameId) {
@@ -110,8 +110,23 @@ export async function table(gameId) {
       h("p", {}, check),
       h("p", { class: "muted" }, "To verify the deal: the SHA-256 of \"<salt>:<seed>\" must equal the commitment this game showed ",
         "from its creation; then every round's deck follows from the seed alone (", h("a", { href: "#/rules" }, "rules, §12"), ")."),
-      h("p", {}, h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step"), " ",
-        h("a", { class: "button", href: "#/" }, "Back to the lobby")));
+      h("p", {}, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null, " ",
+        h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step"), " ",
+        h("a", { class: "button", href: "#/" }, "New game")),
+      rematchNotice);
+  }
+
+  const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
+
+  // The next game, the same seats: the first to ask offers it, the others take their seats by asking too.
+  async function rematch() {
+    try {
+      const next = await post(`/games/${gameId}/rematch`, undefined, { token: seat.token });
+      saveSeat(next.game.id, next.seat, next.token);
+      location.hash = `#/games/${next.game.id}`;
+    } catch (error) {
+      rematchNotice.textContent = errorText(error);
+    }
   }
 
   function render() {
