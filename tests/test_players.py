@@ -299,3 +299,67 @@ def test_bots_accept_a_rematch_at_once(live_server):
     play_out(live_server, game_id, token)
     rematch = requests.post(f"{live_server}/games/{game_id}/rematch", headers=bearer(token)).json()
     assert rematch["game"]["status"] == "active" and rematch["game"]["seats"][1]["bot"] == "random"
+
+
+def test_a_player_token_is_rate_limited_like_a_seat_token(redis_url):
+    from app import create_app
+    client = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
+                         "RATE_LIMIT_PER_TOKEN": 3}).test_client()
+    token = client.post("/players", json={"name": "Busy"}).json["token"]
+    answers = [client.get("/players/me", headers=bearer(token)) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+    assert answers[0].headers["X-RateLimit-Limit"] == "3" and answers[-1].json["code"] == "rate_limited"
+
+
+def test_the_player_stream_resumes_after_last_event_id(live_server):
+    token = requests.post(f"{live_server}/players", json={"name": "Resumer"}).json()["token"]
+    requests.post(f"{live_server}/games", headers=bearer(token), json={
+        "players": 2, "rules": {"preset": "simple"}, "first_dealer": 1,
+        "seats": [{"type": "human", "mine": True}, {"type": "open"}]})
+    other = requests.post(f"{live_server}/players", json={"name": "Joiner"}).json()["token"]
+    game_id = requests.get(f"{live_server}/players/me/games?status=open", headers=bearer(token)).json()[0]["id"]
+    requests.post(f"{live_server}/games/{game_id}/seats/1", json={}, headers=bearer(other))
+    notices = requests.get(f"{live_server}/players/me/notices?after=0", headers=bearer(token)).json()["notices"]
+    assert [n["type"] for n in notices] == ["seat_taken", "your_turn"]
+    with requests.get(f"{live_server}/players/me/stream", headers={**bearer(token), "Last-Event-ID": notices[0]["id"]},
+                      stream=True, timeout=10) as stream:
+        lines = stream.iter_lines(decode_unicode=True)
+        assert next(lines) == ": connected"
+        first = [next(lines) for _ in range(3)]
+        assert f"id: {notices[1]['id']}" in first and "event: your_turn" in first
+
+
+def test_a_settlement_lost_with_the_store_is_made_by_a_worker_sweeper(redis_url):
+    """The rating's write fails after the game's last write stood (Redis dropped it): the note made
+    before the write brings a real worker's sweeper to settle the game, once."""
+    import uuid as uuid_
+
+    from app import create_app
+    import redis
+    from faults import start_worker, stop
+    queue = f"settle-{uuid_.uuid4().hex[:8]}"
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
+                      "RATE_LIMIT_PER_TOKEN": 0, "BOT_QUEUE": queue})
+    client = app.test_client()
+    (a, a_token), (b, b_token) = new_player(client, "a"), new_player(client, "b")
+    created = client.post("/games", headers=bearer(a_token), json={
+        "players": 2, "rated": True, "rules": {"preset": "simple"},
+        "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json["game"]
+    client.post(f"/games/{created['id']}/seats/1", json={}, headers=bearer(b_token))
+
+    def lost(*args, **kwargs):
+        raise redis.exceptions.ConnectionError("dropped")
+    app.services.ladders.rate = lost  # the effect's rating write is lost; its note stands
+    play_to_the_end(client, created, {0: a_token, 1: b_token}, random.Random(9))
+    assert client.get(f"/players/{a['id']}").json["ratings"] == []
+    worker = start_worker(redis_url, queue, stall_seconds=1)
+    try:
+        deadline = time.monotonic() + 30
+        while not (rated := client.get(f"/players/{a['id']}").json["ratings"]):
+            assert time.monotonic() < deadline, "the sweeper did not settle the game"
+            time.sleep(0.2)
+        time.sleep(3)  # further sweeps change nothing
+        assert client.get(f"/players/{a['id']}").json["ratings"] == rated and rated[0]["games"] == 1
+        assert client.get(f"/players/{b['id']}").json["ratings"][0]["games"] == 1
+    finally:
+        stop(worker)
