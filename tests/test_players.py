@@ -363,3 +363,19 @@ def test_a_settlement_lost_with_the_store_is_made_by_a_worker_sweeper(redis_url)
         assert client.get(f"/players/{b['id']}").json["ratings"][0]["games"] == 1
     finally:
         stop(worker)
+
+
+def test_a_rated_game_is_an_elo_game_per_winner_and_loser_with_k_shared_out():
+    # Two players: plain Elo (equal ratings: ±K/2 = ±12).
+    assert ratings.game_changes([(1500, True), (1500, False)]) == [12.0, -12.0]
+    # Teams 1600 + 1400 beat 1700 + 1500, each pair at K/2 = 12: 1600 v 1700: E = 0.359935, so
+    # 12 × 0.640065 = 7.6808; 1600 v 1500: E = 0.640065, 12 × 0.359935 = 4.3192; 1400 v 1700:
+    # E = 0.150980, 12 × 0.849020 = 10.1882; 1400 v 1500: 12 × 0.640065 = 7.6808.
+    changes = ratings.game_changes([(1600, True), (1700, False), (1400, True), (1500, False)])
+    assert changes == pytest.approx([7.6808 + 4.3192, -7.6808 - 10.1882, 10.1882 + 7.6808, -4.3192 - 7.6808],
+                                    abs=1e-4)
+    assert sum(changes) == pytest.approx(0)  # points move, none are made
+    # Four alone: the winner plays each of the three others at K/3 = 8.
+    alone = ratings.game_changes([(1500, True), (1500, False), (1500, False), (1500, False)])
+    assert alone == [12.0, -4.0, -4.0, -4.0]
+    assert ratings.provisional(9) and not ratings.provisional(10)

@@ -1,11 +1,12 @@
 """The rating system of players and bots alike: Elo, pure arithmetic (the store applies it, tests
 check it by hand). docs/ratings.md says why Elo and not Glicko-2.
 
-Every rated game is one Elo game per entrant: a winner scores 1, a loser 0 (Ronda has no draws: a
-tie plays another round), each against the mean rating of the entrants whose result differs from
-its own, so a 2-player game is classic Elo, a team game rates each partner against the other team,
-and a 4-player game without teams rates its winner against the three others and each of them
-against the winner. Everyone starts at 1500; K is 24. A game's changes are computed from the
+A rated game is a set of Elo games, one for each winner and loser in it (Ronda has no draws: a
+tie plays another round), each with K shared out so that nobody's game weighs more than one
+2-player game: K divided by the larger of the two entrants' numbers of opponents. A 2-player game
+is classic Elo; in a team game each partner plays each of the other team at K/2; in a 4-player
+game without teams the winner plays each of the three others at K/3. Points only move, from
+loser to winner: a pool's total never changes. Everyone starts at 1500; K is 24. A game's changes are computed from the
 ratings read just before it and added as increments, so two games finishing at once both count.
 An entrant is provisional until it has played PROVISIONAL_GAMES rated games in the pool.
 """
@@ -28,11 +29,15 @@ def rating_change(winner: float, loser: float) -> float:
 
 def game_changes(results: list[tuple[float, bool]]) -> list[float]:
     """Each entrant's change for one game, given (rating before, won) per entrant."""
-    changes = []
-    for rating, won in results:
-        opponents = [other for other, other_won in results if other_won != won]
-        mean = sum(opponents) / len(opponents)
-        changes.append(K_FACTOR * ((1.0 if won else 0.0) - expected_score(rating, mean)))
+    winners = [i for i, (_, won) in enumerate(results) if won]
+    losers = [i for i, (_, won) in enumerate(results) if not won]
+    changes = [0.0] * len(results)
+    for winner in winners:
+        for loser in losers:
+            points = K_FACTOR / max(len(losers), len(winners)) * (
+                1.0 - expected_score(results[winner][0], results[loser][0]))
+            changes[winner] += points
+            changes[loser] -= points
     return changes
 
 
