@@ -73,6 +73,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(matchmaking.blp)
     api.register_blueprint(health.blp)
     app.register_blueprint(web_client.blp)
+    app.after_request(web_client.docs_policy)
     problems.register(app)
 
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]

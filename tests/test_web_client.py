@@ -224,12 +224,19 @@ def test_the_api_docs_render_with_no_internet(page, live_server):
         return route.abort()
 
     page.route("**/*", local_only)
+    violations = []
+    page.on("console", lambda message: "Content Security Policy" in message.text and violations.append(message.text))
     page.goto(f"{live_server}/docs")
     operations = page.locator(".opblock-summary")
     expect(operations.first).to_be_visible(timeout=20_000)
     spec = requests.get(f"{live_server}/openapi.json").json()
     assert operations.count() == sum(method != "parameters" for path in spec["paths"].values() for method in path)
+    operations.first.click()  # an operation opens, its schemas drawn
+    expect(page.locator(".opblock-body").first).to_be_visible()
     assert outside == []
+    policy = requests.get(f"{live_server}/docs").headers["Content-Security-Policy"]
+    assert "default-src 'none'" in policy and "script-src 'self' 'sha256-" in policy and "unsafe-eval" not in policy
+    assert violations == [], violations
 
 
 @pytest.mark.parametrize("first", ["creator", "friend"])
