@@ -110,3 +110,7 @@ class GameNotOver(ServiceError):
 
 class RematchStarted(ServiceError):
     status, code = 409, "rematch_started"
+
+
+class ReplayUnavailable(ServiceError):
+    status, code = 409, "replay_unavailable"

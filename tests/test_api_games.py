@@ -398,3 +398,30 @@ def test_a_match_retried_after_its_idempotency_record_was_lost_is_the_same_match
     again = client.post("/matches", json=body, headers=key)
     assert again.status_code == 202 and "Idempotent-Replayed" not in again.headers
     assert again.json["id"] == first.json["id"]
+
+
+@pytest.mark.parametrize("preset, players", [("classic", 2), ("traditional", 4), ("runda", 3), ("elaborate", 2)])
+def test_a_finished_game_replays_from_its_seed_with_every_hand_after_each_action(client, preset, players):
+    """Issue 43: the replay is the engine playing the log over (docs/rules.md §12: the seed makes
+    every deck): a frame after the deal and after each action, ending at the final scores."""
+    import random
+
+    from http_helpers import play_to_the_end
+    game, tokens = create(client, players=players, preset=preset)
+    assert client.get(f"/games/{game['id']}/replay").json["code"] == "game_not_over"
+    final, actions = play_to_the_end(client, game, tokens, random.Random(players))
+    frames = client.get(f"/games/{game['id']}/replay").json
+    steps = sum(2 if action.get("declare") else 1 for _, action in actions)
+    assert len(frames) == steps + 1
+    events = client.get(f"/games/{game['id']}/events?limit=2000").json
+    first_deal = next(e for e in events if e["type"] == "deal")
+    seat_zero_hand = client.get(f"/games/{game['id']}/events?limit=2000", headers={
+        "Authorization": f"Bearer {tokens[0]}"}).json[first_deal["id"] - 1]["hand"]
+    assert frames[0]["hands"][0] == seat_zero_hand and frames[0]["table"] == first_deal["table"]
+    assert frames[-1]["scores"] == final["scores"] and frames[-1]["event_id"] == events[-1]["id"]
+    for event in (e for e in events if e["type"] == "play"):  # the frame after a play: the card left the hand
+        frame = next(f for f in frames if f["event_id"] >= event["id"])
+        before = [f for f in frames if f["event_id"] < event["id"]][-1]
+        assert event["card"] in before["hands"][event["seat"]]
+        dealt_again = any(e["type"] == "deal" and event["id"] < e["id"] <= frame["event_id"] for e in events)
+        assert dealt_again or event["card"] not in frame["hands"][event["seat"]]

@@ -122,6 +122,21 @@ class Stream(MethodView):
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+@blp.route("/<game_id>/replay")
+class Replay(MethodView):
+    @blp.doc(operationId="replayGame")
+    @blp.response(200, s.ReplayFrame(many=True), description="The table after the deal and after each action")
+    @documents_problems(blp, 404, 409)
+    def get(self, game_id):
+        """A finished game, step by step, every hand shown
+
+        The engine plays the game's log over from its seed: the table, the pile, every hand and
+        the scores after the deal and after each action (hands are public once a game is over).
+        409 `game_not_over` before then.
+        """
+        return services().games.replay(game_id)
+
+
 @blp.route("/<game_id>/seats/<int:seat>")
 class Seat(MethodView):
     @blp.doc(operationId="claimSeat", security=OPTIONAL_PLAYER_TOKEN)

@@ -257,6 +257,16 @@ class SeatClaimed(Answer):
     game = fields.Nested(GameView, required=True)
 
 
+class ReplayFrame(Answer):
+    """The table after the deal or after one action of a finished game: every hand shown."""
+    event_id = fields.Integer(required=True, metadata={"description": "the last event this frame follows (listEvents)"})
+    hands = fields.List(fields.List(fields.String()), required=True, metadata={"description": "each seat's hand"})
+    table = fields.List(fields.String(), required=True)
+    pile = fields.List(fields.String(), required=True)
+    stock_count = fields.Integer(required=True)
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "by camp"})
+
+
 class Award(Answer):
     camp = fields.Integer(required=True)
     points = fields.Integer(required=True)

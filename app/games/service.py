@@ -5,9 +5,10 @@ import secrets
 import time
 
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
-                      rules_from_request, visible_event)
+                      rules_from_dict, rules_from_request, visible_event)
+from ..engine.replay import ReplayDiverged, replay_frames
 from ..errors import (GameNotFound, GameNotOver, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired,
-                      RematchStarted, SeatTaken, StaleVersion)
+                      RematchStarted, ReplayUnavailable, SeatTaken, StaleVersion)
 from ..ops import metrics
 from .records import ACTIVE, FINISHED, OPEN, summary, view_of
 from .seats import Seats, seat_of_player
@@ -81,7 +82,8 @@ class GameService:
             seat_docs[seat]["kept_for"] = holder
         try:
             loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request),
-                                        rated=bool(request.get("rated")), extra=extra)
+                                        rated=bool(request.get("rated")),
+                                        extra={**(extra or {}), "deck": request.get("deck")})
         except GameExists:  # only a given id can exist already
             loaded = self.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)
@@ -323,6 +325,26 @@ class GameService:
                          "your_turn": status == ACTIVE and seat in awaiting,
                          "move_due_at": loaded.doc.get("move_due_at")})
         return page, len(listed)
+
+    def replay(self, game_id: str) -> list[dict]:
+        """A finished game's table after the deal and after each action, every hand shown."""
+        loaded = self.load(game_id)
+        doc = loaded.doc
+        if doc["status"] != FINISHED:
+            raise GameNotOver("a game is replayed once it is over (its hands are public then)")
+        events, after = [], 0
+        while batch := self.store.events(game_id, after, 2000):
+            events += batch
+            after = batch[-1]["id"]
+        if doc.get("dealing") == "creator_deck" and doc.get("deck") is None:
+            raise ReplayUnavailable("this game's first deck was not kept (it was dealt from the creator's deck "
+                                    "before decks were kept): its log is all there is")
+        first_dealer = next(event["dealer"] for event in events if event["type"] == "round_start")
+        try:
+            return replay_frames(rules_from_dict(doc["rules"]), doc["players"], doc["engine"]["seed"], first_dealer,
+                                 events, deck=doc.get("deck"))
+        except ReplayDiverged as error:
+            raise ReplayUnavailable(f"this game cannot be played over: {error}") from None
 
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:
