@@ -114,7 +114,7 @@ def test_a_reload_keeps_the_seat(page, live_server):
     game_id = create_in_lobby(page, live_server)
     hand = page.locator("#hand .card").all_inner_texts()
     page.reload()
-    expect(page.locator("h1")).to_contain_text("seat 0")
+    expect(page.locator("h1")).to_contain_text("you are Tester")  # the seat by its name, not "seat 0"
     expect(page.locator("#hand .card")).to_have_count(len(hand))
     assert page.url.endswith(f"#/games/{game_id}")
 
@@ -210,8 +210,11 @@ def test_the_matches_page_shows_a_small_matchs_standings_and_replays_its_games(p
 
 def test_the_rules_are_in_the_client(page, live_server):
     page.goto(f"{live_server}/#/rules")
-    expect(page.locator("article h1")).to_have_text("Ronda: the rules this service plays")
-    expect(page.locator("article table").first).to_be_visible()
+    # A player's guide first, the full rules (with the client authors' JSON) after it.
+    expect(page.locator("article h1")).to_have_text(["How to play Ronda, in two minutes",
+                                                     "Ronda: the rules this service plays"])
+    expect(page.locator("#full-rules table").first).to_be_visible()
+    assert page.locator("#guide code").count() <= 1  # the guide talks to players, not to programs
 
 
 def test_the_api_docs_render_with_no_internet(page, live_server):

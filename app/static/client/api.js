@@ -17,7 +17,17 @@ export function errorText(error) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function call(method, path, { body, token, version } = {}) {
+export async function call(method, path, options = {}) {
+  return (await request(method, path, options)).data;
+}
+
+// A page of a listing: its items, and the listing's place from X-Pagination (page, total_pages...).
+export async function getPage(path, options = {}) {
+  const { data, headers } = await request("GET", path, options);
+  return { items: data, pagination: JSON.parse(headers.get("X-Pagination") || "{}") };
+}
+
+async function request(method, path, { body, token, version } = {}) {
   for (;;) {
     const headers = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -30,9 +40,9 @@ export async function call(method, path, { body, token, version } = {}) {
       await sleep(1000 * Number(response.headers.get("Retry-After") || 1));
       continue;
     }
-    const data = await response.json().catch(() => ({}));
+    const data = response.status === 204 ? null : await response.json().catch(() => ({}));
     if (!response.ok) throw new Problem(response.status, data);
-    return data;
+    return { data, headers: response.headers };
   }
 }
 

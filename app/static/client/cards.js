@@ -32,10 +32,10 @@ export function cardElement(card, { onPick, legal = false, fresh = false } = {})
   element.className = `card suit-${suitOf(card)}${legal ? " legal" : ""}${fresh ? " fresh" : ""}`;
   element.dataset.card = card;
   element.title = cardName(card);
-  element.setAttribute("aria-label", cardName(card));
-  element.innerHTML = `<span class="rank">${rankOf(card)}</span>
+  // The name a screen reader gives is the card's words; the corner numbers are pictures.
+  element.innerHTML = `<span class="rank" aria-hidden="true">${rankOf(card)}</span>
     <svg viewBox="0 0 40 40" aria-hidden="true">${SUIT_SVG[suitOf(card)]}</svg>
-    <span class="rank bottom">${rankOf(card)}</span>`;
+    <span class="rank bottom" aria-hidden="true">${rankOf(card)}</span><span class="visually-hidden">${cardName(card)}</span>`;
   if (onPick) element.addEventListener("click", () => onPick(card));
   else if (!legal) element.tabIndex = -1;
   return element;

@@ -21,3 +21,17 @@ export function show(...children) {
 export function link(path) {
   return `${location.origin}${location.pathname}#${path}`;
 }
+
+// A button that copies `text` and says so; `label` names it for everyone, screen readers included.
+export function copyButton(text, label) {
+  const button = h("button", { type: "button", class: "small copy", "aria-label": label, title: label }, "Copy");
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Select the link to copy it";
+    }
+  });
+  return button;
+}

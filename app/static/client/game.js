@@ -3,9 +3,12 @@
 // the client loop: the view is the truth, every change (our action, a stream event) ends in
 // reading it again, one read at a time; a 412 reads again and offers the move again if it stands.
 import { errorText, eventsAfter, get, post } from "./api.js";
+import { cardName } from "./cards.js";
 import { forgetSeat, savedPlayer, savedSeat } from "./session.js";
 import { follow } from "./sse.js";
 
+const describeAction = (action) => action.type === "play" ? `the ${cardName(action.card)}`
+  : action.type === "declare" ? "a declaration" : "declaring nothing";
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 4000;
@@ -58,8 +61,12 @@ export async function openGame(gameId) {
       } while (readAgain);
       retryDelay = RETRY_FIRST_MS;
       if (state.notice?.reading) state.notice = null;
+      if (state.notice?.pending && !state.view.legal_actions.some((legal) => sameAction(legal, state.notice.retry))) {
+        state.notice = { text: "Your move was never sent, and it no longer stands: the game moved on. Choose again." };
+      }
     } catch (error) {
-      state.notice = { text: `The game could not be read (${errorText(error)}); trying again…`, reading: true };
+      // A move waiting to be sent stays on screen: the failed read is said by the connection line.
+      if (!state.notice?.pending) state.notice = { text: `The game could not be read (${errorText(error)}); trying again…`, reading: true };
       setTimeout(() => stopped || refresh(), retryDelay);
       retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
     } finally {
@@ -72,6 +79,7 @@ export async function openGame(gameId) {
   async function act(action) {
     if (state.busy) return;
     state.busy = true;
+    state.acted = true;
     state.notice = null;
     changed();
     try {
@@ -84,8 +92,9 @@ export async function openGame(gameId) {
         state.notice = still
           ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
           : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
-      } else if (error.status === undefined) {
-        state.notice = { text: "Your move could not be sent: the connection dropped. Try it again.", retry: action };
+      } else if (error.status === undefined) { // offline: the move waits until it is sent or cancelled
+        state.notice = { text: `Your move (${describeAction(action)}) is not sent yet: the connection dropped. It waits here, `
+          + "and goes as soon as the network is back.", retry: action, pending: true };
         refresh();
       } else {
         state.notice = { text: errorText(error) };
@@ -109,6 +118,11 @@ export async function openGame(gameId) {
   });
   refresh(); // a move made between reading the view and reading the log is in neither stream nor view
 
+  function sendPending() {
+    if (state.notice?.pending) act(state.notice.retry);
+  }
+  window.addEventListener("online", sendPending);
+
   return {
     state,
     act,
@@ -116,7 +130,12 @@ export async function openGame(gameId) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    cancelPending() {
+      state.notice = null;
+      changed();
+    },
     stop() {
+      window.removeEventListener("online", sendPending);
       stopped = true;
       listeners.clear();
       stopFollowing();

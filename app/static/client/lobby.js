@@ -1,9 +1,11 @@
 // The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
-import { errorText, get, post } from "./api.js";
+import { errorText, get, getPage, post } from "./api.js";
 import { h, link, show } from "./dom.js";
-import { playerName, rememberName, saveSeat, takeSeat } from "./session.js";
+import { seatName } from "./words.js";
+import { playerName, rememberName, saveSeat, savedSeat, takeSeat } from "./session.js";
 
 const LIST_REFRESH_MS = 3000;
+const PAGE_SIZE = 20;
 
 export async function lobby() {
   const [presets, levels] = await Promise.all([get("/rules/presets"), get("/bots/levels")]);
@@ -53,6 +55,17 @@ export async function lobby() {
 
   const openList = h("ul", { class: "games", id: "open-games" });
   const activeList = h("ul", { class: "games", id: "active-games" });
+  const pages = { open: 1, active: 1 };
+  const pagers = { open: h("div", { class: "pager", id: "open-pager" }), active: h("div", { class: "pager", id: "active-pager" }) };
+
+  function pager(status, pagination) {
+    const total = pagination.total_pages || 1;
+    const turn = (to) => { pages[status] = to; refreshLists().catch(() => {}); };
+    pagers[status].replaceChildren(
+      h("button", { class: "small", disabled: pages[status] <= 1, onclick: () => turn(pages[status] - 1), id: `${status}-newer` }, "Newer"),
+      h("span", { id: `${status}-page` }, `page ${pages[status]} of ${total} (${pagination.total ?? 0} games)`),
+      h("button", { class: "small", disabled: pages[status] >= total, onclick: () => turn(pages[status] + 1), id: `${status}-older` }, "Older"));
+  }
 
   async function join(game, seat) {
     try {
@@ -63,14 +76,19 @@ export async function lobby() {
     }
   }
 
-  const describeSeats = (game) => game.seats.map((s) => s.type === "open" ? "open" : s.name).join(" · ");
+  const describeSeats = (game) => game.seats.map((s) => s.type === "open" ? "open" : seatName(game, s.seat)).join(" · ");
 
   async function refreshLists() {
-    const [open, active] = await Promise.all([get("/games?status=open&page_size=20"), get("/games?status=active&page_size=20")]);
+    const [openPage, activePage] = await Promise.all(["open", "active"].map((status) =>
+      getPage(`/games?status=${status}&page_size=${PAGE_SIZE}&page=${pages[status]}`)));
+    const [open, active] = [openPage.items, activePage.items];
+    pager("open", openPage.pagination);
+    pager("active", activePage.pagination);
     openList.replaceChildren(...(open.length ? open.map((game) => h("li", {},
       h("span", {}, `${game.preset}, ${game.players} players: ${describeSeats(game)}`),
-      game.seats.filter((s) => s.type === "open").map((s) =>
-        h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
+      game.seats.filter((s) => s.type === "open").map((s) => savedSeat(game.id)
+        ? h("span", { class: "muted" }, "your game")
+        : h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
     activeList.replaceChildren(...(active.length ? active.map((game) => h("li", {},
       h("span", {}, `${game.preset}: ${describeSeats(game)} (${game.scores.join(" – ")})`),
       h("a", { class: "button small", href: `#/games/${game.id}` }, "Watch"))) : [h("li", { class: "muted" }, "No game in play.")]));
@@ -90,8 +108,8 @@ export async function lobby() {
         h("label", {}, "Points to win (optional)", target),
         h("button", { type: "submit", id: "create" }, "Start the game"),
         message)),
-    h("section", { class: "panel" }, h("h2", {}, "Open games"), openList),
-    h("section", { class: "panel" }, h("h2", {}, "Games in play"), activeList,
+    h("section", { class: "panel" }, h("h2", {}, "Open games"), openList, pagers.open),
+    h("section", { class: "panel" }, h("h2", {}, "Games in play"), activeList, pagers.active,
       h("p", { class: "muted" }, "Share a game's address to let others watch it: ", h("code", {}, link("/games/<id>")))),
   );
   await refreshLists();

@@ -2,7 +2,7 @@
 import { errorText, eventsAfter, get, post } from "./api.js";
 import { cardRow } from "./cards.js";
 import { h, show } from "./dom.js";
-import { campName, describe } from "./words.js";
+import { campName, describe, seatName } from "./words.js";
 
 const percent = (x) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
 
@@ -67,8 +67,8 @@ export function matchPage(matchId) {
         h("h1", {}, `Match: ${match.bots.map(nameOf).join(" vs ")}`),
         h("p", { id: "match-progress" },
           `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}${forfeit}`),
-        h("progress", { max: match.games_total, value: match.games_done }),
-        h("div", { class: "scroll" }, h("table", { id: "standings" },
+        h("progress", { max: match.games_total, value: match.games_done, "aria-label": "Games played" }),
+        h("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": "Standings" }, h("table", { id: "standings" },
           h("thead", {}, h("tr", {}, ["Entrant", "Bot", "Wins", "Win rate", "95% interval", "Mean points", "ms a move"]
             .map((title) => h("th", {}, title)))),
           h("tbody", {}, match.entrants.map((e) => h("tr", {},
@@ -90,49 +90,73 @@ export function matchPage(matchId) {
 }
 
 // The scores after each event, as the events give them: a round's end states them, each score
-// event adds its points. The client keeps no rules of its own: the table is shown as each deal
-// dealt it (the log says what happened to it since).
+// event adds its points.
 function steps(events, camps) {
-  let scores = Array(camps).fill(0), dealt = [];
+  let scores = Array(camps).fill(0);
   return events.map((event) => {
-    if (event.type === "deal") dealt = event.table;
     if (event.type === "score") scores = scores.map((n, camp) => camp === event.camp ? n + event.points : n);
     if (event.scores) scores = [...event.scores];
-    return { event, scores, dealt };
+    return { event, scores };
   });
 }
 
+// A finished game step by step: by event, by move (a card played, a declaration) or by round,
+// with the table and every hand at that step (the server plays the game over: replayGame).
 export async function replayPage(gameId) {
   const game = await get(`/games/${gameId}`);
   const events = await eventsAfter(gameId); // a replay steps through the whole game
+  const frames = game.status === "finished" ? await get(`/games/${gameId}/replay`).catch(() => []) : [];
   const camps = new Set(game.camps).size;
   const replay = steps(events, camps);
+  const moves = replay.map((step, index) => ["play", "declaration", "pass"].includes(step.event.type) ? index : -1).filter((i) => i >= 0);
+  const rounds = replay.map((step, index) => step.event.type === "round_start" ? index : -1).filter((i) => i >= 0);
   let at = 0;
-  const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step" });
+  const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step", "aria-label": "Step through the game" });
+
+  const frameAt = (eventId) => frames.findLast((frame) => frame.event_id <= eventId) ?? frames[0];
+
+  function tableAt(step) {
+    const frame = frameAt(step.event.id);
+    if (!frame) return h("p", { class: "muted" }, "The game is not over: its hands stay hidden until then.");
+    return h("div", {},
+      h("section", { class: "table" }, h("h2", {}, "Table"),
+        frame.table.length ? cardRow(frame.table) : h("p", { class: "empty" }, "The table is empty."),
+        frame.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(frame.pile)) : null,
+        h("p", { class: "stock" }, `${frame.stock_count} in the stock`)),
+      h("div", { class: "replay-hands", id: "replay-hands" }, game.seats.map((seat) => h("div", { class: "seat", "data-seat": seat.seat },
+        h("b", {}, seatName(game, seat.seat)),
+        frame.hands[seat.seat].length ? cardRow(frame.hands[seat.seat]) : h("span", { class: "muted" }, "no card")))));
+  }
 
   function render() {
     const step = replay[at];
     slider.value = at;
     board.replaceChildren(
-      h("p", { id: "step-label" }, `Step ${at + 1} of ${replay.length}: `, h("b", {}, describe(step.event, game))),
+      h("p", { id: "step-label", role: "status" }, `Step ${at + 1} of ${replay.length}: `, h("b", {}, describe(step.event, game))),
       h("div", { class: "scores" }, [...Array(camps).keys()].map((camp) => h("div", { class: "camp" },
         h("span", { class: "who" }, campName(game, camp)), h("span", { class: "points" }, step.scores[camp])))),
-      h("h2", {}, "Table as this deal dealt it"),
-      step.dealt.length ? cardRow(step.dealt) : h("p", { class: "muted" }, "empty"),
-      h("ol", { class: "log", start: Math.max(1, at - 7) }, replay.slice(Math.max(0, at - 8), at + 1)
-        .map((s) => h("li", {}, describe(s.event, game)))));
+      tableAt(step),
+      h("ol", { class: "log", start: Math.max(1, at - 7), tabindex: 0, "aria-label": "The last steps" },
+        replay.slice(Math.max(0, at - 8), at + 1).map((s) => h("li", {}, describe(s.event, game)))));
   }
   const go = (to) => { at = Math.max(0, Math.min(replay.length - 1, to)); render(); };
+  const next = (marks) => marks.find((index) => index > at) ?? replay.length - 1;
+  const previous = (marks) => marks.findLast((index) => index < at) ?? 0;
   slider.addEventListener("input", () => go(Number(slider.value)));
   const board = h("div", { id: "replay" });
+  const button = (label, id, onclick) => h("button", { onclick, id, "aria-label": label, title: label }, label);
   show(h("section", { class: "panel" },
-    h("h1", {}, `Replay: ${game.seats.map((s) => s.name).join(" vs ")}`),
+    h("h1", {}, `Replay: ${game.seats.map((s) => seatName(game, s.seat)).join(" vs ")}`),
     h("p", { class: "muted" }, `${game.preset} · ${game.status}${game.seed ? ` · seed ${game.seed}` : ""}`),
     h("div", { class: "controls" },
-      h("button", { onclick: () => go(0), "aria-label": "first" }, "◀◀"),
-      h("button", { onclick: () => go(at - 1), id: "previous", "aria-label": "previous" }, "◀"),
-      h("button", { onclick: () => go(at + 1), id: "next", "aria-label": "next" }, "▶"),
-      h("button", { onclick: () => go(replay.length - 1), id: "last", "aria-label": "last" }, "▶▶"), slider),
+      button("first", "first", () => go(0)),
+      button("previous round", "previous-round", () => go(previous(rounds))),
+      button("previous move", "previous-move", () => go(previous(moves))),
+      button("previous", "previous", () => go(at - 1)),
+      button("next", "next", () => go(at + 1)),
+      button("next move", "next-move", () => go(next(moves))),
+      button("next round", "next-round", () => go(next(rounds))),
+      button("last", "last", () => go(replay.length - 1)), slider),
     board));
   render();
 }

@@ -22,7 +22,7 @@ export function renderMarkdown(markdown) {
       const rows = [];
       while (i < lines.length && lines[i].startsWith("|")) rows.push(lines[i++]);
       const cells = (row) => row.slice(1, -1).split("|").map((cell) => inline(cell.trim()));
-      html.push(`<div class="scroll"><table><thead><tr>${cells(rows[0]).map((c) => `<th>${c}</th>`).join("")}</tr></thead><tbody>`
+      html.push(`<div class="scroll" tabindex="0" role="region" aria-label="table"><table><thead><tr>${cells(rows[0]).map((c) => `<th>${c}</th>`).join("")}</tr></thead><tbody>`
         + rows.slice(2).map((row) => `<tr>${cells(row).map((c) => `<td>${c}</td>`).join("")}</tr>`).join("")
         + "</tbody></table></div>");
     } else if (/^\s*([-*]|\d+\.) /.test(line)) {
@@ -51,9 +51,12 @@ export function renderMarkdown(markdown) {
   return html.join("\n");
 }
 
+// A player's guide first (static/guide.md), then the full rules with every option, for client authors.
 export async function rulesPage() {
-  const response = await fetch("/static/rules.md");
-  const article = h("article", { class: "panel rules" });
-  article.innerHTML = renderMarkdown(await response.text());
-  show(article);
+  const [guide, rules] = await Promise.all(["/static/guide.md", "/static/rules.md"].map((path) => fetch(path).then((r) => r.text())));
+  const intro = h("article", { class: "panel rules", id: "guide" });
+  intro.innerHTML = renderMarkdown(guide);
+  const article = h("article", { class: "panel rules", id: "full-rules" });
+  article.innerHTML = renderMarkdown(rules);
+  show(intro, article);
 }

@@ -59,8 +59,14 @@ export function rememberName(name) {
   localStorage.setItem("ronda:name", name);
 }
 
-// Take a seat and keep its token.
+// Take a seat and keep its token. One seat a game in one browser: taking a second would lose the
+// first seat's token (a creator opening their own invite), so it is refused, saying why.
 export async function takeSeat(gameId, seat, name) {
+  const held = savedSeat(gameId);
+  if (held) {
+    throw new Error(`this browser already holds seat ${held.seat} of this game: send the invite to a friend, `
+      + "or open it in another browser");
+  }
   rememberName(name);
   const claimed = await claimSeat(gameId, seat, name);
   saveSeat(gameId, claimed.seat, claimed.token);

@@ -1,49 +1,49 @@
-// The table page draws a game's state (game.js) and nothing else: your seat's hand and actions,
-// or a spectator's view. It returns its unmount.
-import { errorText, post } from "./api.js";
+// The table page draws a game's state (game.js) and nothing else: the seats around the felt (your
+// own at the bottom, partners across), the table in the middle, your hand below; the result when
+// it is over. It returns its unmount.
+import { errorText, get, post } from "./api.js";
 import { cardBack, cardName, cardRow } from "./cards.js";
-import { h, link, show } from "./dom.js";
+import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
-import { playerName, saveSeat, takeSeat } from "./session.js";
-import { campName, describe, holdingName } from "./words.js";
+import { playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
+import { campName, describe, holdingName, seatName } from "./words.js";
+
+// Where each seat sits, counted from the viewer's (or seat 0's) and going round in playing order.
+const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
 
 export async function table(gameId) {
   const game = await openGame(gameId);
   const { state, act } = game;
   const { seat } = state;
   let view = state.view;
+  let rounds = null; // each round's scores, read once the game is over
+  const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
 
   const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
     : action.type === "declare" ? `Declare ${holdingName(view.holding)}` : "Declare nothing";
+  const teams = () => new Set(view.camps).size < view.players;
+  const partnerOf = (s) => teams() ? view.seats.find((o) => o.seat !== s && view.camps[o.seat] === view.camps[s]) : null;
 
   function scores() {
     const camps = [...new Set(view.camps)];
-    return h("section", { class: "scores", id: "scores" }, camps.map((camp) => h("div", {
+    return h("section", { class: "scores", id: "scores", "aria-label": "Scores" }, camps.map((camp) => h("div", {
       class: `camp${view.winner === camp ? " winner" : ""}${seat && view.camps[seat.seat] === camp ? " mine" : ""}`,
-    }, h("span", { class: "who" }, campName(view, camp)),
+    }, h("span", { class: "who" }, campName(view, camp), teams() ? " (partners)" : null),
       h("span", { class: "points", "data-camp": camp }, `${view.scores[camp]}`),
-      h("span", { class: "muted" }, ` / ${view.rules.target} · captured ${view.captured_counts[camp]}`))));
-  }
-
-  function seats() {
-    return h("section", { class: "seats-row" }, view.seats.map((s) => h("div", {
-      class: `seat-chip${view.awaiting.includes(s.seat) ? " awaited" : ""}${seat?.seat === s.seat ? " me" : ""}`,
-    }, h("b", {}, s.type === "open" ? "(open seat)" : s.name || `seat ${s.seat}`),
-      s.type === "bot" && !s.name?.includes(s.bot) ? h("span", { class: "muted" }, ` (${s.bot} bot)`) : null,
-      h("span", { class: "backs" }, Array.from({ length: view.hand_counts[s.seat] }, cardBack)),
-      s.type === "open" ? h("input", { class: "share", readonly: true, value: link(`/join/${gameId}/${s.seat}`), title: "invite link" }) : null)));
+      h("span", { class: "of" }, ` / ${view.rules.target} · captured ${view.captured_counts[camp]}`))));
   }
 
   function status() {
     if (view.status === "finished") return "Game over.";
     if (view.status === "open") return "Waiting for players to join the open seats.";
-    const names = view.awaiting.map((s) => view.seats[s].name || `seat ${s}`);
+    const names = view.awaiting.map((s) => seatName(view, s));
     const mine = seat && view.awaiting.includes(seat.seat);
     const what = view.phase === "declaring" ? "to declare" : "to play";
     return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
   }
 
   const sinceLastPlay = () => state.log.slice(state.log.findLastIndex((event) => event.type === "play"));
+  const lastPlay = () => state.log.findLast((event) => event.type === "play");
 
   // The card the last move left on the table, marked there for a moment.
   function justLaid() {
@@ -66,24 +66,61 @@ export async function table(gameId) {
     return h("p", { class: "last-move", id: "last-move" }, state.log.slice(from).map((event) => describe(event, view)).join(" "));
   }
 
+  // One seat around the felt: who, whose turn, cards held, its camp's captures, its declarations,
+  // and its last card played when it moved last.
+  function seatBox(info, place) {
+    const s = info.seat;
+    const awaited = view.status === "active" && view.awaiting.includes(s);
+    const played = lastPlay();
+    const tags = [seat?.seat === s ? "you" : null, seat && partnerOf(seat.seat)?.seat === s ? "your partner" : null,
+      view.dealer === s ? "deals" : null, awaited ? (view.phase === "declaring" ? "to declare" : "to play") : null].filter(Boolean);
+    const declared = view.declarations.filter((d) => d.seat === s);
+    return h("div", { class: `seat place-${place}${awaited ? " awaited" : ""}${seat?.seat === s ? " me" : ""}${played?.seat === s ? " moved" : ""}`,
+      "data-seat": s },
+    h("b", { class: "name" }, info.type === "open" ? `Open seat ${s}` : seatName(view, s)),
+    tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null,
+    h("span", { class: "backs", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
+    h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`),
+    declared.length ? h("span", { class: "declared" }, declared.map((d) => `${d.kind.replace("_", " ")}${d.rank === null ? "" : ` of ${d.rank}s`}`).join(", ")) : null,
+    played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, `played the ${cardName(played.card)}`) : null);
+  }
+
+  function felt() {
+    const base = seat ? seat.seat : 0;
+    const places = PLACES[view.players];
+    return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": "The table" },
+      view.seats.map((info) => seatBox(info, places[(info.seat - base + view.players) % view.players])),
+      h("div", { class: "table place-center", id: "table" }, h("h2", {}, "Table"),
+        view.table.length ? cardRow(view.table, (card) => ({ fresh: card === justLaid() }))
+          : h("p", { class: "empty" }, "The table is empty."),
+        justTaken(),
+        view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null,
+        h("p", { class: "stock" }, `${view.stock_count} in the stock`)));
+  }
+
   function hand() {
     if (!seat || view.status === "finished") return null;
     // Before every seat is taken nothing can be played: the hand is shown, not offered.
     const legal = view.status === "active" ? view.legal_actions : [];
     const playable = new Set(legal.filter((a) => a.type === "play").map((a) => a.card));
     const others = legal.filter((a) => a.type !== "play");
-    return h("section", { class: "hand", id: "hand" }, h("h2", {}, "Your hand"), lastMove(),
+    return h("section", { class: "hand", id: "hand", tabindex: -1, "aria-label": "Your hand" }, h("h2", {}, "Your hand"), lastMove(),
       cardRow(view.hand, (card) => playable.has(card) && !state.busy
         ? { legal: true, onPick: () => act({ type: "play", card }) } : {}),
       others.length ? h("div", { class: "actions", id: "actions" }, others.map((action) =>
         h("button", { "data-action": action.type, disabled: state.busy, onclick: () => act(action) }, actionLabel(action)))) : null);
   }
 
-  function declarations() {
-    if (!view.declarations.length) return null;
-    return h("section", { class: "declarations" }, h("h2", {}, "Declarations this deal"),
-      h("ul", {}, view.declarations.map((d) => h("li", {},
-        `${view.seats[d.seat].name}: ${d.kind.replace("_", " ")}${d.rank === null ? " (rank hidden)" : ` of ${d.rank}s`}`))));
+  // Each open seat's invite: a labelled link a friend opens, and a button that copies it.
+  function invites() {
+    const open = view.seats.filter((s) => s.type === "open");
+    if (!open.length || view.status !== "open") return null;
+    return h("section", { class: "panel invites", id: "invites" }, h("h2", {}, "Invite a friend"),
+      open.map((s) => {
+        const address = link(`/join/${gameId}/${s.seat}`);
+        return h("p", { class: "invite" }, h("a", { href: address, id: `invite-${s.seat}` }, `Invite link for seat ${s.seat}`), " ",
+          copyButton(address, `Copy the invite link for seat ${s.seat}`));
+      }));
   }
 
   function outcome() {
@@ -94,6 +131,13 @@ export async function table(gameId) {
 
   function result() {
     if (view.status !== "finished") return null;
+    if (rounds === null) {
+      rounds = [];
+      get(`/games/${gameId}/events?after=0&limit=2000`).then((events) => {
+        rounds = events.filter((event) => event.type === "round_end");
+        render();
+      }).catch(() => {});
+    }
     const check = h("span", { id: "verification" });
     if (crypto.subtle) {
       crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${view.seed_salt}:${view.seed}`)).then((digest) => {
@@ -102,21 +146,25 @@ export async function table(gameId) {
           : "✗ SHA-256(salt:seed) does not match the commitment!";
       });
     }
+    const camps = [...new Set(view.camps)];
     return h("section", { class: "result panel", id: "result" },
       h("h2", { id: "outcome" }, outcome()),
-      h("dl", {}, h("dt", {}, "Seed"), h("dd", {}, h("code", {}, view.seed)),
-        h("dt", {}, "Salt"), h("dd", {}, h("code", {}, view.seed_salt)),
-        h("dt", {}, "Commitment"), h("dd", {}, h("code", {}, view.seed_commitment))),
-      h("p", {}, check),
-      h("p", { class: "muted" }, "To verify the deal: the SHA-256 of \"<salt>:<seed>\" must equal the commitment this game showed ",
-        "from its creation; then every round's deck follows from the seed alone (", h("a", { href: "#/rules" }, "rules, §12"), ")."),
-      h("p", {}, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null, " ",
-        h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step"), " ",
-        h("a", { class: "button", href: "#/" }, "New game")),
-      rematchNotice);
+      h("p", {}, `${campName(view, view.winner)} won.`),
+      rounds.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": "Scores by round" }, h("table", { id: "rounds" },
+        h("thead", {}, h("tr", {}, h("th", {}, "Round"), camps.map((camp) => h("th", {}, campName(view, camp))))),
+        h("tbody", {}, rounds.map((event) => h("tr", {}, h("td", {}, event.round + 1), event.scores.map((n) => h("td", {}, n))))))) : null,
+      h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null,
+        h("a", { class: "button", href: "#/" }, "New game"),
+        h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step")),
+      rematchNotice,
+      h("details", { class: "fairness" }, h("summary", {}, "Was the deal fair? The proof"),
+        h("dl", {}, h("dt", {}, "Seed"), h("dd", {}, h("code", {}, view.seed)),
+          h("dt", {}, "Salt"), h("dd", {}, h("code", {}, view.seed_salt)),
+          h("dt", {}, "Commitment"), h("dd", {}, h("code", {}, view.seed_commitment))),
+        h("p", {}, check),
+        h("p", {}, "To verify the deal: the SHA-256 of \"<salt>:<seed>\" must equal the commitment this game showed ",
+          "from its creation; then every round's deck follows from the seed alone (", h("a", { href: "#/rules" }, "rules, §12"), ").")));
   }
-
-  const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
 
   // The next game, the same seats: the first to ask offers it, the others take their seats by asking too.
   async function rematch() {
@@ -129,32 +177,40 @@ export async function table(gameId) {
     }
   }
 
+  function notice() {
+    const { notice: shown } = state;
+    if (!shown) return null;
+    return h("p", { class: "notice", id: "notice", role: "alert" }, shown.text, " ",
+      shown.retry ? h("button", { id: "retry", onclick: () => act(shown.retry) }, shown.pending ? "Send it now" : actionLabel(shown.retry)) : null,
+      shown.pending ? h("button", { id: "cancel-move", onclick: game.cancelPending }, "Cancel the move") : null);
+  }
+
   function render() {
     view = state.view;
-    const { notice, connection } = state;
-    const logList = h("ol", { class: "log", id: "log" }, state.log.map((event) => h("li", {}, describe(event, view))));
+    // A move keeps the focus in the hand (on its first playable card), not on the page's body.
+    const handHadFocus = document.activeElement?.closest?.("#hand") || document.activeElement === document.body && state.acted;
+    const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "What happened" },
+      state.log.map((event) => h("li", {}, describe(event, view))));
+    const you = seat ? `you are ${seatName(view, seat.seat)}` : "watching";
     show(
       h("section", { class: "game-head" },
-        h("h1", {}, `${view.preset} · ${seat ? `seat ${seat.seat}` : "watching"}`),
-        h("p", { class: "muted" }, `Round ${view.round + 1}, deal ${view.deal + 1} of ${view.deals_in_round} · ${view.stock_count} in the stock`
-          + ` · ${view.streak.length > 1 ? `streak: ${view.streak.system} ×${view.streak.length} · ` : ""}${connection}`),
-        h("p", { class: "share-line" }, "Watch link: ", h("input", { class: "share", readonly: true, value: link(`/games/${gameId}`) }))),
+        h("h1", {}, `${view.preset}, ${view.players} players · ${you}`),
+        h("p", { class: "muted" }, `Round ${view.round + 1}, deal ${view.deal + 1} of ${view.deals_in_round} · to ${view.rules.target}`
+          + ` · ${view.streak.length > 1 ? `streak: ${view.streak.system} ×${view.streak.length} · ` : ""}${state.connection}`),
+        h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, "Link to watch this game"), " ",
+          copyButton(link(`/games/${gameId}`), "Copy the link to watch this game"))),
       scores(),
-      h("p", { class: `status${seat && view.awaiting.includes(seat.seat) ? " mine" : ""}`, id: "status" }, status()),
-      notice ? h("p", { class: "notice", id: "notice", role: "alert" }, notice.text, " ",
-        notice.retry ? h("button", { id: "retry", onclick: () => act(notice.retry) }, actionLabel(notice.retry)) : null) : null,
+      h("p", { class: `status${seat && view.awaiting.includes(seat.seat) ? " mine" : ""}`, id: "status", role: "status" }, status()),
+      notice(),
       result(),
-      seats(),
-      h("section", { class: "table", id: "table" }, h("h2", {}, "Table"),
-        view.table.length ? cardRow(view.table, (card) => ({ fresh: card === justLaid() }))
-          : h("p", { class: "muted" }, "The table is empty."),
-        justTaken(),
-        view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null),
+      invites(),
+      felt(),
       hand(),
-      declarations(),
       h("section", { class: "panel" }, h("h2", {}, "What happened"), logList),
     );
     logList.scrollTop = logList.scrollHeight;
+    if (handHadFocus) (document.querySelector("#hand button.card.legal") || document.querySelector("#hand"))?.focus();
+    state.acted = false;
   }
 
   game.subscribe(render);
@@ -162,20 +218,32 @@ export async function table(gameId) {
   return () => game.stop();
 }
 
-export function join(gameId, seatNumber) {
+// An invite: who asks you to which seat of which game, before you take it; a taken seat says so.
+export async function join(gameId, seatNumber) {
+  const invited = await get(`/games/${gameId}`);
+  const host = invited.seats.find((s) => s.type !== "open" && s.type !== "bot");
+  const taken = invited.seats[seatNumber]?.type !== "open";
+  const mine = savedSeat(gameId);
   const name = h("input", { id: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
   const message = h("p", { class: "error", role: "alert" });
-  show(h("section", { class: "panel" }, h("h1", {}, `Join seat ${seatNumber}`),
-    h("form", {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          await takeSeat(gameId, seatNumber, name.value.trim());
-          location.hash = `#/games/${gameId}`;
-        } catch (error) {
-          message.textContent = errorText(error);
-        }
-      },
-    }, h("label", {}, "Your name", name), h("button", { type: "submit" }, "Take the seat"), message),
-    h("p", {}, h("a", { href: `#/games/${gameId}` }, "Only watch"))));
+  const others = invited.seats.filter((s) => s.seat !== seatNumber)
+    .map((s) => s.type === "open" ? `seat ${s.seat} open` : seatName(invited, s.seat)).join(", ");
+  show(h("section", { class: "panel" },
+    h("h1", {}, taken ? `Seat ${seatNumber} is taken` : `${host ? seatName(invited, host.seat) : "Someone"} invites you to seat ${seatNumber}`),
+    h("p", { id: "invite-rules" }, `${invited.preset} rules, ${invited.players} players, first to ${invited.rules?.target ?? "the target"}`,
+      `${invited.rated ? ", rated" : ""}. At the table: ${others}. `, h("a", { href: "#/rules" }, "The rules")),
+    taken ? h("p", { id: "seat-taken" }, `${seatName(invited, seatNumber)} sits there already.`)
+      : mine ? h("p", { id: "seat-taken" }, `This browser already holds seat ${mine.seat} of this game: send the invite to a friend, or open it in another browser.`)
+        : h("form", {
+          onsubmit: async (event) => {
+            event.preventDefault();
+            try {
+              await takeSeat(gameId, seatNumber, name.value.trim());
+              location.hash = `#/games/${gameId}`;
+            } catch (error) {
+              message.textContent = errorText(error);
+            }
+          },
+        }, h("label", {}, "Your name", name), h("button", { type: "submit" }, "Take the seat"), message),
+    h("p", {}, h("a", { href: `#/games/${gameId}` }, taken || mine ? "Watch the game" : "Only watch"))));
 }

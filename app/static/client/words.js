@@ -15,13 +15,23 @@ export function holdingName(holding) {
   return holding ? `a ${holding.kind.replace("_", " ")} of ${holding.rank}s` : "";
 }
 
+// A seat's name, told apart from every other seat's: three "greedy bot"s are "greedy bot #1",
+// "#2" and "#3" (their seat numbers, counted from 1).
+export function seatName(game, seat) {
+  const info = game.seats[seat];
+  if (!info) return `seat ${seat}`;
+  const name = info.name || `Seat ${seat + 1}`;
+  const twins = game.seats.filter((other) => (other.name || `Seat ${other.seat + 1}`) === name).length;
+  return twins > 1 ? `${name} #${seat + 1}` : name;
+}
+
 export function campName(game, camp) {
-  const members = game.seats.filter((seat) => game.camps[seat.seat] === camp).map((seat) => seat.name || `seat ${seat.seat}`);
+  const members = game.seats.filter((seat) => game.camps[seat.seat] === camp).map((seat) => seatName(game, seat.seat));
   return members.join(" & ") || `camp ${camp}`;
 }
 
 export function describe(event, game) {
-  const who = (seat) => game.seats[seat]?.name || `seat ${seat}`;
+  const who = (seat) => seatName(game, seat);
   const camp = (index) => campName(game, index);
   switch (event.type) {
     case "round_start": return `Round ${event.round + 1} begins; ${who(event.dealer)} deals.`;
