@@ -79,7 +79,7 @@ export async function table(gameId) {
       "data-seat": s },
     h("b", { class: "name" }, info.type === "open" ? `Open seat ${s}` : seatName(view, s)),
     tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null,
-    h("span", { class: "backs", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
+    h("span", { class: "backs", role: "img", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
     h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`),
     declared.length ? h("span", { class: "declared" }, declared.map((d) => `${d.kind.replace("_", " ")}${d.rank === null ? "" : ` of ${d.rank}s`}`).join(", ")) : null,
     played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, `played the ${cardName(played.card)}`) : null);

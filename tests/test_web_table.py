@@ -1,0 +1,236 @@
+"""Issue 43: the web client at a real table, in Chromium: seats around the felt, names told apart,
+nothing lost (an own invite, a move made offline), the replay, the lobby's pages, accessibility
+(axe-core: 0 critical and 0 serious), focus and a finger's size on a phone."""
+
+import re
+from pathlib import Path
+
+import requests
+
+from test_web_client import SCREENSHOTS, browser, page, play_out_over_http, sit_at  # noqa: F401 (fixtures)
+from tooling import missing
+
+try:
+    import axe_playwright_python
+    from playwright.sync_api import expect
+except ImportError:
+    missing("axe-playwright-python and playwright: pip install -e '.[test]'", whole_module=True)
+
+AXE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text()
+
+
+def game_with(base, seats, preset="traditional", **extra):
+    created = requests.post(f"{base}/games", json={"players": len(seats), "rules": {"preset": preset},
+                                                   "seats": seats, **extra}).json()
+    return created["game"], {t["seat"]: t["token"] for t in created["tokens"]}
+
+
+def finished_game(base, preset="simple", players=2):
+    game, tokens = game_with(base, [{"type": "human", "name": f"P{i}"} for i in range(players)], preset=preset)
+    play_out_over_http(base, game["id"], [tokens[s] for s in range(players)])
+    return game, tokens
+
+
+def serious_violations(page) -> list[str]:
+    page.evaluate(AXE)
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [f"{v['impact']}: {v['id']} ({v['help']}) at {[n['target'] for n in v['nodes']][:3]}"
+            for v in result["violations"] if v["impact"] in ("critical", "serious")]
+
+
+def test_four_seats_sit_around_the_felt_partners_across_and_every_name_is_told_apart(page, live_server):
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Samira"}, {"type": "bot", "bot": "random"},
+                                           {"type": "bot", "bot": "random"}, {"type": "bot", "bot": "random"}],
+                             turn_timeout_seconds=600)
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator(".seat")).to_have_count(4)
+    places = {place: page.locator(f".seat.place-{place}").get_attribute("data-seat")
+              for place in ("bottom", "right", "top", "left")}
+    assert places == {"bottom": "0", "right": "1", "top": "2", "left": "3"}
+    expect(page.locator(".seat.place-top")).to_contain_text("your partner")
+    expect(page.locator(".seat.place-bottom")).to_contain_text("you")
+    names = page.locator(".seat .name").all_inner_texts()
+    assert len(set(names)) == 4, names
+    camps = page.locator("#scores .who").all_inner_texts()
+    assert len(set(camps)) == 2 and all("(partners)" in camp for camp in camps), camps
+    for seat in range(4):  # cards held, shown as backs, and the camp's captures
+        box = page.locator(f".seat[data-seat='{seat}']")
+        expect(box.locator(".card.back")).to_have_count(requests.get(f"{live_server}/games/{game['id']}").json()["hand_counts"][seat])
+        expect(box.locator(".captured")).to_contain_text("captured")
+    page.screenshot(path=SCREENSHOTS / "table-four-seats.png", full_page=True)
+
+
+def test_the_result_says_who_won_by_round_offers_rematch_and_folds_the_proof(page, live_server):
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                             preset="simple")
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator("#hand")).to_be_visible()
+    play_out_over_http(live_server, game["id"], [tokens[0], tokens[1]])
+    expect(page.locator("#result")).to_be_visible(timeout=15_000)
+    final = requests.get(f"{live_server}/games/{game['id']}").json()
+    rounds = [e for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json() if e["type"] == "round_end"]
+    expect(page.locator("#rounds tbody tr")).to_have_count(len(rounds))
+    expect(page.locator("#result")).to_contain_text(f"{final['seats'][final['winner']]['name']} won")
+    expect(page.locator("#rematch")).to_be_visible()
+    expect(page.locator("#result a", has_text="New game")).to_be_visible()
+    expect(page.locator(".fairness")).not_to_have_attribute("open", "")
+    expect(page.locator("#verification")).not_to_be_visible()  # folded away until asked for
+    page.screenshot(path=SCREENSHOTS / "result.png", full_page=True)
+
+
+def test_a_move_made_offline_waits_until_it_is_sent(browser, live_server):  # noqa: F811
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                             preset="simple", first_dealer=1)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        card = page.locator("#hand button.card.legal").first
+        expect(card).to_be_visible()
+        version = requests.get(f"{live_server}/games/{game['id']}").json()["version"]
+        context.set_offline(True)
+        card.click()
+        notice = page.locator("#notice")
+        expect(notice).to_contain_text("not sent yet")
+        page.wait_for_timeout(2500)  # the failed reads that follow do not replace it
+        expect(notice).to_contain_text("not sent yet")
+        assert requests.get(f"{live_server}/games/{game['id']}").json()["version"] == version
+        page.screenshot(path=SCREENSHOTS / "move-waiting-offline.png", full_page=True)
+        context.set_offline(False)  # back online: the move goes by itself
+        expect(page.locator("#notice")).to_have_count(0, timeout=10_000)
+        assert requests.get(f"{live_server}/games/{game['id']}").json()["version"] > version
+        # A move cancelled while offline is never sent.
+        game, tokens = game_with(live_server, [{"type": "human", "name": "A"}, {"type": "human", "name": "B"}],
+                                 preset="simple", first_dealer=1)
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#hand button.card.legal").first).to_be_visible()
+        context.set_offline(True)
+        page.locator("#hand button.card.legal").first.click()
+        page.click("#cancel-move")
+        context.set_offline(False)
+        expect(page.locator("#notice")).to_have_count(0)
+        page.wait_for_timeout(1000)
+        assert requests.get(f"{live_server}/games/{game['id']}").json()["version"] == 1
+    finally:
+        context.close()
+
+
+def test_a_creator_opening_their_own_invite_is_told_no_and_keeps_their_seat(page, live_server):
+    page.goto(f"{live_server}/")
+    page.fill("#name", "Host")
+    page.select_option("select[data-seat='1']", "open")
+    page.click("#create")
+    expect(page.locator("#invites")).to_be_visible()
+    game_id = page.url.rsplit("/", 1)[1]
+    token = page.evaluate(f"localStorage.getItem('ronda:seat:{game_id}')")
+    expect(page.locator("#invite-1")).to_have_text("Invite link for seat 1")
+    expect(page.locator("#invites button.copy")).to_have_attribute("aria-label", "Copy the invite link for seat 1")
+    page.goto(page.locator("#invite-1").get_attribute("href"))
+    expect(page.locator("h1")).to_contain_text("Host invites you to seat 1")
+    expect(page.locator("#invite-rules")).to_contain_text("classic rules, 2 players, first to 41")
+    expect(page.locator("#seat-taken")).to_contain_text("already holds seat 0")
+    expect(page.locator("form")).to_have_count(0)
+    assert page.evaluate(f"localStorage.getItem('ronda:seat:{game_id}')") == token
+    # A friend's browser, after the seat is taken, is told so before any click.
+    requests.post(f"{live_server}/games/{game_id}/seats/1", json={"name": "Friend"})
+    page.evaluate(f"localStorage.removeItem('ronda:seat:{game_id}')")
+    page.reload()
+    expect(page.locator("h1")).to_have_text("Seat 1 is taken")
+    expect(page.locator("#seat-taken")).to_contain_text("Friend sits there already")
+
+
+def test_the_replay_steps_by_event_move_and_round_with_every_hand(page, live_server):
+    game, _ = finished_game(live_server)
+    page.goto(f"{live_server}/#/replay/{game['id']}")
+    expect(page.locator("#replay-hands .seat")).to_have_count(2)
+    first_hands = page.locator("#replay-hands").inner_text()
+    page.click("#next-move")
+    expect(page.locator("#step-label")).to_contain_text(re.compile("plays the|declares"))
+    page.click("#next-move")
+    expect(page.locator("#replay-hands")).not_to_have_text(first_hands)  # a card left a hand
+    page.click("#next-round")
+    rounds = [e for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json() if e["type"] == "round_start"]
+    expect(page.locator("#step-label")).to_contain_text("Round 2 begins" if len(rounds) > 1 else "Game over")
+    page.screenshot(path=SCREENSHOTS / "replay-hands.png", full_page=True)
+
+
+def test_the_lobby_pages_its_lists(page, live_server):
+    for _ in range(21):
+        requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": "Pager"}, {"type": "open"}]})
+    page.goto(f"{live_server}/")
+    expect(page.locator("#open-page")).to_contain_text("page 1 of")
+    first = page.locator("#open-games").inner_text()
+    page.click("#open-older")
+    expect(page.locator("#open-page")).to_contain_text("page 2 of")
+    expect(page.locator("#open-games")).not_to_have_text(first)
+    expect(page.locator("#open-newer")).to_be_enabled()
+
+
+def test_axe_finds_nothing_critical_or_serious_on_any_page(page, live_server):
+    active, tokens = game_with(live_server, [{"type": "human", "name": "A"}, {"type": "bot", "bot": "random"},
+                                             {"type": "human", "name": "C"}, {"type": "bot", "bot": "random"}],
+                               turn_timeout_seconds=600)
+    finished, finished_tokens = finished_game(live_server)
+    match = requests.post(f"{live_server}/matches", json={"bots": ["random", "greedy"], "games": 2,
+                                                         "rules": {"preset": "simple"}}).json()
+    pages = {"lobby": "/", "rules": "/#/rules", "quick play": "/#/play", "your games": "/#/me",
+             "leaderboards": "/#/leaderboards", "matches": "/#/matches", "match": f"/#/matches/{match['id']}",
+             "replay": f"/#/replay/{finished['id']}", "spectator table": f"/#/games/{active['id']}",
+             "invite": f"/#/join/{active['id']}/1"}
+    found = {}
+    for name, path in pages.items():
+        page.goto(f"{live_server}{path}")
+        page.locator("#main > *").first.wait_for()
+        page.wait_for_timeout(300)
+        found[name] = serious_violations(page)
+    sit_at(page, live_server, active["id"], 0, tokens[0])
+    expect(page.locator("#hand")).to_be_visible()
+    found["table"] = serious_violations(page)
+    sit_at(page, live_server, finished["id"], 0, finished_tokens[0])
+    expect(page.locator("#result")).to_be_visible()
+    found["result"] = serious_violations(page)
+    assert {name: v for name, v in found.items() if v} == {}
+
+
+def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):  # noqa: F811
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Phone"}, {"type": "bot", "bot": "random"}],
+                             preset="simple", turn_timeout_seconds=600)
+    finished, _ = finished_game(live_server)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    try:
+        page = context.new_page()
+        small = {}
+        for name, path in {"lobby": "/", "replay": f"/#/replay/{finished['id']}", "quick play": "/#/play"}.items():
+            page.goto(f"{live_server}{path}")
+            page.locator("#main > *").first.wait_for()
+            small[name] = too_small(page)
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#hand")).to_be_visible()
+        small["table"] = too_small(page)
+        page.screenshot(path=SCREENSHOTS / "table-phone.png", full_page=True)
+        assert {name: s for name, s in small.items() if s} == {}
+    finally:
+        context.close()
+
+
+def too_small(page) -> list[str]:
+    """Controls smaller than 44 × 44 CSS px (links inside a sentence excepted, as WCAG 2.5.8 does)."""
+    return page.evaluate("""() => [...document.querySelectorAll(
+        'button, .button, nav a, select, input:not([type=hidden]), summary')].filter((e) => {
+        const box = e.getBoundingClientRect();
+        if (!box.width || getComputedStyle(e).visibility === 'hidden') return false;
+        const size = e.type === 'checkbox' ? 24 : 44;
+        return box.height < size - 0.5 || box.width < size - 0.5;
+    }).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().width)}x${Math.round(e.getBoundingClientRect().height)}`)""")
+
+
+def test_focus_stays_on_the_hand_after_a_move(page, live_server):
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Keys"}, {"type": "bot", "bot": "random"}],
+                             preset="simple", first_dealer=1)
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    card = page.locator("#hand button.card.legal").first
+    expect(card).to_be_visible()
+    card.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#hand button.card.legal").first).to_be_visible(timeout=30_000)  # the bot answered
+    assert page.evaluate("!!document.activeElement.closest('#hand')"), page.evaluate("document.activeElement.outerHTML")
