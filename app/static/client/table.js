@@ -86,6 +86,7 @@ export async function table(gameId) {
   }
 
   function felt() {
+    if (view.status === "finished") return null; // the result says it all; the replay shows every step
     const base = seat ? seat.seat : 0;
     const places = PLACES[view.players];
     return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": "The table" },
