@@ -15,7 +15,7 @@ from .accounts.ladders import Ladders, LadderStore
 from .accounts.service import AccountService
 from .accounts.store import AccountStore
 from .bots import BOTS
-from .games.effects import HandOffMatch, PostTurns, QueueOwedMove
+from .games.effects import HandOffMatch, PackFinished, PostTurns, QueueOwedMove
 from .games.moves import BotMoves
 from .games.records import utc_now
 from .games.seats import Seats
@@ -66,7 +66,7 @@ class Services:
         self.settlement = Settlement(self.store, self.players, self.ladders)
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher),
-            TellPlayers(self.players), self.settlement))
+            TellPlayers(self.players), self.settlement, PackFinished(self.store)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts, self.players),
                                  self.writer, self.players)
         self.moves = BotMoves(self.games)

@@ -232,13 +232,23 @@ def test_a_game_dealt_from_a_creators_deck_says_so_in_listings_before_anyone_joi
     assert game["dealing"] == "creator_deck" and listed[0]["dealing"] == "creator_deck"
 
 
-def test_finished_games_expire(app, client):
+def test_finished_games_expire_kept_as_one_compressed_value(app, client):
+    """Issue 42: nothing grows with a finished game: its document and events become one value,
+    read through the same API, and it expires."""
     from app.ops.keys import events_key, state_key
     game, tokens = create(client, preset="elaborate", seed="expiry")
-    play_to_the_end(client, game, tokens, random.Random(2))
+    _, _ = play_to_the_end(client, game, tokens, random.Random(2))
     redis = app.services.store.redis
     ttl = app.config["FINISHED_GAME_TTL"]
-    assert 0 < redis.ttl(state_key(game["id"])) <= ttl and 0 < redis.ttl(events_key(game["id"])) <= ttl
+    assert 0 < redis.ttl(state_key(game["id"])) <= ttl and not redis.exists(events_key(game["id"]))
+    assert set(redis.hkeys(state_key(game["id"]))) == {b"version", b"packed"}
+    events = client.get(f"/games/{game['id']}/events?limit=2000").json
+    assert [e["id"] for e in events] == list(range(1, len(events) + 1)) and events[-1]["type"] == "game_over"
+    assert client.get(f"/games/{game['id']}/events?after=3&limit=2").json == events[3:5]
+    view = client.get(f"/games/{game['id']}").json
+    assert view["status"] == "finished" and view["event_count"] == len(events)
+    assert app.services.store.event_count(game["id"]) == len(events)
+    assert redis.memory_usage(state_key(game["id"])) < 12_000
 
 
 JSON = {"Content-Type": "application/json"}

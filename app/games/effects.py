@@ -57,3 +57,15 @@ class HandOffMatch:
         doc = written.doc
         if doc.get("match") and doc["status"] == FINISHED and written.previous_status not in (None, FINISHED):
             self.dispatcher.match_game_over(doc["match"]["id"], doc["id"])
+
+
+class PackFinished:
+    """A game that just ended becomes one compressed value (its document and events): nothing grows
+    with a finished game. One that stays unpacked (the store failed here) is only bigger."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def __call__(self, written: Written):
+        if written.doc["status"] == FINISHED and written.previous_status != FINISHED:
+            self.store.pack(written.doc["id"], written.version)

@@ -46,7 +46,9 @@ class GameWriter:
             "match": match, "rated": rated, **(extra or {}),
         }
         doc["status"] = status_of(doc, game)
-        owed = self._note_owed_move(doc, game)
+        owed = self._owed_move(doc, game)
+        if owed is not None:
+            self.store.note_due_move(doc["id"], doc["move_due_at"])  # before the write (see _owed_move)
         try:
             version = self.store.create(game_id, doc, number_events(doc, events))
         except WriteOutcomeUnknown:
@@ -64,13 +66,14 @@ class GameWriter:
         doc["engine"] = game_to_dict(game)
         doc["status"] = status_of(doc, game)
         doc["updated_at"] = utc_now()
-        owed = self._note_owed_move(doc, game)
+        owed = self._owed_move(doc, game)
         if doc["status"] == FINISHED and previous != FINISHED and settles(doc):
             self.store.note_settlement(doc["id"])  # before the write: the sweeper settles it if all after fails
         numbered = number_events(doc, events)
         try:
             with found(doc["id"]):
-                version = self.store.compare_and_set(doc["id"], loaded.version, doc, numbered, previous)
+                version = self.store.compare_and_set(doc["id"], loaded.version, doc, numbered, previous,
+                                                     due_at=doc["move_due_at"])
         except VersionConflict as conflict:
             metrics.STALE_WRITES.inc()
             raise StaleVersion(conflict.current_version) from None
@@ -81,14 +84,14 @@ class GameWriter:
         self._after(Written(doc, version, game, previous, owed, tuple(numbered)))
         return version, numbered
 
-    def _note_owed_move(self, doc, game):
-        """Note the move the new state will owe (a bot's, or a turn timer's) before writing it, so no
-        failure after the write can leave it unnoted: the sweeper finds it. A note for a write that
-        loses its race is harmless: the sweeper reads what the game really owes."""
+    @staticmethod
+    def _owed_move(doc, game):
+        """The move the new state will owe (a bot's, or a turn timer's), and when (`move_due_at`).
+        It is noted for the sweeper before the state is written (with it, on one Redis), so no
+        failure after the write can leave it unnoted. A note for a write that loses its race is
+        harmless: the sweeper reads what the game really owes."""
         owed = owed_move(doc, game)
         doc["move_due_at"] = None if owed is None else time.time() + owed[1]
-        if owed is not None:
-            self.store.note_due_move(doc["id"], doc["move_due_at"])
         return owed
 
     def _after(self, written: Written):

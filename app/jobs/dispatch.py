@@ -41,6 +41,7 @@ class RQDispatcher:
     def __init__(self, connections: list, queue_name: str):
         self.queues = [(Queue(queue_name, connection=connection),
                         Queue(match_queue_name(queue_name), connection=connection)) for connection in connections]
+        self._registered: set[str] = set()
         self.options = dict(job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600,
                             meta={"live_queue": queue_name})
 
@@ -62,7 +63,7 @@ class RQDispatcher:
         if waiting is not None and job_id in waiting:
             return False
         try:
-            queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
+            self._enqueue_unique(queue, function, args, job_id, options)
             return True
         except DuplicateJobError:
             if _in_hand(queue, job_id, waiting):
@@ -76,10 +77,21 @@ class RQDispatcher:
         except InvalidJobOperation:  # a hash without its status (half of it lost, or a late heartbeat's): RQ
             queue.connection.delete(Job.key_for(job_id))  # cannot read it, so it goes as it is
         try:
-            queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
+            self._enqueue_unique(queue, function, args, job_id, options)
             return True
         except DuplicateJobError:  # another sweeper queued it again meanwhile: that one runs
             return False
+
+    def _enqueue_unique(self, queue: Queue, function: str, args: tuple, job_id: str, options: dict):
+        """One round trip: RQ's unique enqueue is one script; the registration of the queue in
+        `rq:queues` it sends with every enqueue (a pipeline of its own: a second round trip) is
+        made once a process and queue (our workers listen to named queues; only `rq info` reads it)."""
+        if queue.key in self._registered:
+            with queue.connection.pipeline() as unsent:  # buffers the registration; leaving it sends nothing
+                queue.enqueue(function, *args, job_id=job_id, unique=True, pipeline=unsent, **options)
+        else:
+            queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
+            self._registered.add(queue.key)
 
     def turn_timeout(self, game_id: str, version: int, seconds: float):
         """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
