@@ -255,3 +255,37 @@ def test_a_seat_tokens_budget_holds_under_200_connections_to_4_workers(redis_url
     print(f"200 connections, 4 workers, a budget of 600: {statuses}")
     assert set(statuses) == {200, 429}
     assert 600 <= statuses[200] <= 600 + 4 * 12  # at most a share of the budget (2%) per process
+
+
+def test_a_reconnect_storm_gets_every_snapshot_from_shared_reads_and_no_503(redis_url, own_redis):
+    """Issue 42: 400 streams of one game opened at once on one worker whose Redis pool has 4
+    connections (every client reconnecting after a deploy): each gets its first byte, then its
+    snapshot; none is refused; the snapshots are read once per viewer and flight, not once a stream."""
+    port = free_port()
+    process = start_gunicorn({**os.environ, "REDIS_URL": own_redis.url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
+                              "RONDA_REDIS_MAX_CONNECTIONS": "4"}, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        created = call(base, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
+        game_id = created["game"]["id"]
+        monitor = Redis.from_url(own_redis.url).monitor()
+        monitor.__enter__()
+        reads = []
+
+        def count_reads():
+            for command in monitor.listen():
+                if command["command"].startswith(f"HMGET {{game:{game_id}}}:state version doc"):
+                    reads.append(command)
+        import threading
+        threading.Thread(target=count_reads, daemon=True).start()
+        with ThreadPoolExecutor(64) as pool:
+            streams = list(pool.map(lambda _: open_stream(port, game_id), range(400)))
+        answers = [read_until(sock, b"event: snapshot", 1) for sock in streams]
+        assert all(answer.startswith(b"HTTP/1.1 200") for answer in answers)
+        assert all(b": connected" in answer.split(b"event: snapshot")[0] for answer in answers)  # the first byte first
+        for sock in streams:
+            sock.close()
+        assert len(reads) < 100, f"{len(reads)} reads for 400 snapshots"
+    finally:
+        process.terminate()
+        process.wait(timeout=15)

@@ -9,10 +9,59 @@ reconnect hint.
 
 import itertools
 import json
+import threading
+import time
 
 from ..ops import metrics
+from ..ops.connection import StoreUnavailable
 
 RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
+SNAPSHOT_PATIENCE = 30.0  # seconds a stream that has started waits for its snapshot (a reconnect storm)
+SNAPSHOT_RETRY = (0.1, 1.0)  # the first and the longest pause between tries of a snapshot's read
+
+
+class SingleFlight:
+    """One read serves every stream of one game and viewer that opens at once (all clients
+    reconnecting after a deploy or a failover): the others wait for its answer instead of each
+    taking a pooled connection. A read serves only the streams that were watching when it began,
+    so none misses a change between its snapshot and its events; a later one waits for the next."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._flights: dict = {}
+
+    def run(self, key, since: float, read):
+        while True:
+            with self._lock:
+                flight = self._flights.get(key)
+                if flight is None:
+                    flight = self._flights[key] = _Flight()
+                    break
+            flight.done.wait()
+            if flight.started >= since:
+                if flight.error is not None:
+                    raise flight.error
+                return flight.answer
+        try:
+            flight.answer = read()
+            return flight.answer
+        except Exception as error:
+            flight.error = error
+            raise
+        finally:
+            with self._lock:
+                del self._flights[key]
+            flight.done.set()
+
+
+class _Flight:
+    def __init__(self):
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.answer, self.error = None, None
+
+
+_SNAPSHOTS = SingleFlight()  # this process's snapshot reads, shared by its streams
 
 
 def sse(kind: str, data, event_id: int | None = None) -> str:
@@ -26,18 +75,39 @@ def render_event(event) -> str:
 
 def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
     """The stream's chunks. The game is watched and the first chunk made before this returns: a
-    store or change feed that fails then is a 503 problem, not a server's bare 500 at the stream's
-    start (once it has started, a failure ends it and the client resumes with Last-Event-ID)."""
+    change feed that fails then is a 503 problem, not a server's bare 500 at the stream's start.
+    The first byte goes at once; the snapshot follows when its read comes (in a reconnect storm,
+    one read for all the streams of a game and viewer, retried while the store is too busy, for
+    SNAPSHOT_PATIENCE at most). Once started, a failure ends the stream with a reconnect hint, and
+    the client resumes with Last-Event-ID."""
     watcher = hub.watch(game_id, seat)  # before reading, so no change slips between
-    chunks = _events(service, hub, watcher, game_id, seat, last_event_id, keepalive)
+    chunks = _events(service, hub, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive)
     return itertools.chain([next(chunks)], chunks)
 
 
-def _events(service, hub, watcher, game_id, seat, last_event_id, keepalive):
+def _snapshot(service, game_id, seat, since):
+    """The viewer's view, read once for the streams watching since before the read; None when the
+    store has not answered within SNAPSHOT_PATIENCE."""
+    deadline, pause = time.monotonic() + SNAPSHOT_PATIENCE, SNAPSHOT_RETRY[0]
+    while True:
+        try:
+            return _SNAPSHOTS.run((game_id, seat), since, lambda: service.view_as(game_id, seat)[0])
+        except StoreUnavailable:
+            if time.monotonic() + pause > deadline:
+                return None
+            time.sleep(pause)
+            pause = min(pause * 2, SNAPSHOT_RETRY[1])
+
+
+def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, keepalive):
     metrics.OPEN_STREAMS.inc()
     try:
         if last_event_id is None:
-            view, _ = service.view_as(game_id, seat)
+            yield ": connected\n\n"  # at once: the client knows the stream is open while its snapshot comes
+            view = _snapshot(service, game_id, seat, watched_at)
+            if view is None:
+                yield RECONNECT_HINT
+                return
             last_event_id = view["event_count"]
             yield sse("snapshot", view, last_event_id)
             if view["status"] == "finished":

@@ -17,6 +17,10 @@ bind = os.environ.get("RONDA_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("RONDA_WORKERS", 2))
 worker_class = "gevent"
 worker_connections = int(os.environ.get("RONDA_WORKER_CONNECTIONS", 10000))
+# Connections the kernel holds for accept: every client of a deploy reconnects at once, and
+# gunicorn's default (2048) drops those past it before they reach the app. Linux caps it at
+# net.core.somaxconn (docker-compose.yml raises it for the API).
+backlog = int(os.environ.get("RONDA_BACKLOG", 16384))
 graceful_timeout = 5
 wsgi_app = "app:create_app()"
 accesslog = "-"
