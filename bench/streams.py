@@ -3,8 +3,13 @@ Dockerfile runs it (app/gunicorn_conf.py, one gevent worker), while actions are 
 other clients keep creating games and reading views.
 
 Prints, for each N: fan-out latency p50/p99 (from an action's answer to its first event on
-every stream), errors (streams, actions, other clients), the worker's RSS and Redis's client
-connections. Run: .venv/bin/python bench/streams.py [--streams 100,1000,5000] [--actions 10]
+every stream), and in the same run the floor: the same worker writing one pre-encoded payload
+to N idle streams of a bare endpoint (`bench_app`), p50/p99 and the ratio; errors (streams,
+actions, other clients), the worker's RSS and Redis's client connections.
+`--storm N,...`: N streams opened at once over `--storm-games` games (every client reconnecting
+after a deploy): refused (not a 200, or closed before the snapshot), snapshot p50/p99 from the
+first connect.
+Run: .venv/bin/python bench/streams.py [--streams 100,1000,5000] [--actions 10] [--storm 10000]
 Uses REDIS_URL when set, else starts redis-server (as the tests do).
 """
 
@@ -12,6 +17,7 @@ import argparse
 import asyncio
 import json
 import os
+import queue
 import resource
 import statistics
 import subprocess
@@ -23,6 +29,36 @@ import redis
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+def bench_app():
+    """The real app plus the floor: streams of a bare endpoint that only wait, and a POST that
+    writes one pre-encoded payload to every one of them (gunicorn loads this factory)."""
+    from flask import Response
+
+    from app import create_app
+    app = create_app()
+    idle: list[queue.SimpleQueue] = []
+
+    @app.get("/bench/floor/stream")
+    def floor_stream():
+        inbox: queue.SimpleQueue = queue.SimpleQueue()
+        idle.append(inbox)
+
+        def chunks():
+            yield ": connected\n\nevent: snapshot\ndata: {}\n\n"
+            while True:
+                yield inbox.get()
+        return Response(chunks(), mimetype="text/event-stream")
+
+    @app.post("/bench/floor/<int:event_id>")
+    def floor_send(event_id):
+        payload = f"id: {event_id}\nevent: event\ndata: {{}}\n\n"
+        for inbox in idle:
+            inbox.put(payload)
+        return {"sent": len(idle)}
+
+    return app
 
 
 class Stream(asyncio.Protocol):
@@ -128,6 +164,59 @@ async def run(port, count, actions):
     return latencies, stream_errors, action_errors, other_errors, len(other_done)
 
 
+async def floor(port, count, actions):
+    """The same fan-out by the bare endpoint: one payload, written to every idle stream."""
+    loop = asyncio.get_running_loop()
+    streams, opening = Streams(), asyncio.Semaphore(200)
+
+    async def open_one(_):
+        async with opening:
+            transport, stream = await loop.create_connection(lambda: Stream(streams), "127.0.0.1", port)
+            transport.write(b"GET /bench/floor/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            streams.all.append(stream)
+            await stream.snapshot
+
+    await asyncio.gather(*(open_one(i) for i in range(count)), return_exceptions=True)
+    latencies = []
+    for event_id in range(1, actions + 1):
+        streams.wanted.add(event_id)
+        status, _ = await request(port, "POST", f"/bench/floor/{event_id}")
+        answered = time.monotonic()
+        deadline = answered + 10
+        while time.monotonic() < deadline and any(event_id not in s.arrived for s in streams.all):
+            await asyncio.sleep(0.005)
+        latencies += [max(0.0, s.arrived[event_id] - answered) for s in streams.all if event_id in s.arrived]
+    for stream in streams.all:
+        stream.transport.close()
+    return latencies
+
+
+async def storm(port, count, games):
+    """`count` streams opened at once over `games` games: (refused, snapshot latencies from the start)."""
+    loop = asyncio.get_running_loop()
+    ids = []
+    for _ in range(games):
+        _, created = await request(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}] * 2})
+        ids.append(created["game"]["id"])
+    streams = Streams()
+    started = time.monotonic()
+
+    async def open_one(i):
+        transport, stream = await loop.create_connection(lambda: Stream(streams), "127.0.0.1", port)
+        transport.write(f"GET /games/{ids[i % games]}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        streams.all.append(stream)
+        return await asyncio.wait_for(stream.snapshot, 60) - started
+
+    opened = await asyncio.gather(*(open_one(i) for i in range(count)), return_exceptions=True)
+    for stream in streams.all:
+        stream.transport.close()
+    return sum(isinstance(r, BaseException) for r in opened), [r for r in opened if not isinstance(r, BaseException)]
+
+
+def quantiles(latencies):
+    return statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
+
+
 def worker_rss_mb(master_pid):
     children = Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()
     for line in Path(f"/proc/{children[0]}/status").read_text().splitlines():
@@ -140,6 +229,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", default="100,1000,5000")
     parser.add_argument("--actions", type=int, default=10)
+    parser.add_argument("--storm", default="", help="streams opened at once, e.g. 1000,10000")
+    parser.add_argument("--storm-games", type=int, default=50)
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # both ends of every stream live on this machine
@@ -150,18 +241,25 @@ def main():
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
            "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_BIND": f"127.0.0.1:{port}", "RONDA_WORKERS": "1"}
     gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
-                                 "--access-logfile", "/dev/null"], cwd=ROOT, env=env)
+                                 "--access-logfile", "/dev/null", "bench.streams:bench_app()"], cwd=ROOT, env=env)
     time.sleep(3)
     connections = redis.Redis.from_url(redis_url)
-    print(f"{'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'stream err':>11} {'action err':>11} "
-          f"{'others ok/err':>14} {'worker RSS MB':>14} {'Redis clients':>14}")
     try:
-        for count in map(int, args.streams.split(",")):
+        for count in (int(n) for n in args.storm.split(",") if n):
+            refused, snapshots = asyncio.run(storm(port, count, args.storm_games))
+            cuts = quantiles(snapshots)
+            print(f"storm: {count} streams opened at once over {args.storm_games} games: refused {refused}, "
+                  f"snapshot p50 {cuts[49] * 1000:.0f} ms, p99 {cuts[98] * 1000:.0f} ms", flush=True)
+            time.sleep(2)
+        print(f"{'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'floor p50':>10} {'floor p99':>10} {'p99/floor':>10} "
+              f"{'stream err':>11} {'action err':>11} {'others ok/err':>14} {'worker RSS MB':>14} {'Redis clients':>14}")
+        for count in (int(n) for n in args.streams.split(",") if n):
             latencies, stream_errors, action_errors, other_errors, other_done = asyncio.run(
                 run(port, count, args.actions))
-            cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [float("nan")] * 99
-            print(f"{count:>8} {cuts[49] * 1000:>8.1f} {cuts[98] * 1000:>8.1f} {stream_errors:>11} {action_errors:>11} "
-                  f"{f'{other_done}/{len(other_errors)}':>14} {worker_rss_mb(gunicorn.pid):>14.0f} "
+            cuts, floor_cuts = quantiles(latencies), quantiles(asyncio.run(floor(port, count, args.actions)))
+            print(f"{count:>8} {cuts[49] * 1000:>8.1f} {cuts[98] * 1000:>8.1f} {floor_cuts[49] * 1000:>10.1f} "
+                  f"{floor_cuts[98] * 1000:>10.1f} {cuts[98] / floor_cuts[98]:>10.2f} {stream_errors:>11} "
+                  f"{action_errors:>11} {f'{other_done}/{len(other_errors)}':>14} {worker_rss_mb(gunicorn.pid):>14.0f} "
                   f"{connections.info('clients')['connected_clients']:>14}", flush=True)
             time.sleep(1)
     finally:
