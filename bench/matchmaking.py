@@ -56,7 +56,7 @@ def start(redis_url: str, queue: str) -> tuple[list[subprocess.Popen], str]:
         try:
             requests.get(f"{base}/health/ready", timeout=1)
             break
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or still loading
             time.sleep(0.05)
     return [api, worker], base
 
