@@ -23,6 +23,12 @@ def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once
         assert all(kind == "change" for kind, _ in received)
         events_per_change = len(received[0][1][1])
         assert events_per_change >= 2 and len(rendered) == 3 * events_per_change  # three viewers, not thirty
+        # Each audience's events are one text, made once and handed to each of its streams as it is:
+        # a stream writes it in one go.
+        for audience in range(3):
+            texts = [payload[2] for _, payload in received[audience * 10:(audience + 1) * 10]]
+            assert len({id(text) for text in texts}) == 1
+            assert texts[0] == "".join(f"event {event_id}" for event_id, _, _ in received[audience * 10][1][1])
     finally:
         for watcher in watchers:
             hub.unwatch(watcher)

@@ -41,7 +41,8 @@ class Watcher:
         self.subscribed = threading.Event()
 
     def next(self, timeout: float):
-        """("change", (version, [(event id, type, rendered), ...] or None)), CLOSED, or None on timeout."""
+        """("change", (version, [(event id, type, rendered), ...] or None, those rendered joined in one
+        text)), CLOSED, or None on timeout."""
         try:
             return self.inbox.get(timeout=timeout)
         except queue.Empty:
@@ -207,7 +208,7 @@ class LiveHub:
             with self._lock:
                 watchers = list(self._watchers.get(game_id, ()))
             for watcher in watchers:
-                watcher.inbox.put(("change", (None, None)))
+                watcher.inbox.put(("change", (None, None, None)))
             return
         events: list[dict] = []
         while True:
@@ -218,10 +219,11 @@ class LiveHub:
         self._cursor[game_id] += len(events)
         with self._lock:  # also those that came while the events were read: a stream skips what it has
             watchers = list(self._watchers.get(game_id, ()))
-        rendered = {}  # each distinct viewer's events, made visible and rendered once
+        rendered = {}  # each distinct viewer's events, made visible and rendered once, and joined once
         for watcher in watchers:
             if watcher.wants_events and watcher.seat not in rendered:
-                rendered[watcher.seat] = [
-                    (event["id"], event["type"], self.render(visible))
-                    for event in events for visible in (visible_event(event, watcher.seat),)]
-            watcher.inbox.put(("change", (version, rendered.get(watcher.seat) if watcher.wants_events else None)))
+                events_seen = [(event["id"], event["type"], self.render(visible))
+                               for event in events for visible in (visible_event(event, watcher.seat),)]
+                rendered[watcher.seat] = (events_seen, "".join(text for _, _, text in events_seen))
+            seen, joined = rendered.get(watcher.seat, (None, None)) if watcher.wants_events else (None, None)
+            watcher.inbox.put(("change", (version, seen, joined)))

@@ -130,7 +130,13 @@ def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, kee
             if kind == "closed":
                 yield RECONNECT_HINT
                 return
-            _, events = payload
+            _, events, joined = payload
+            if events and events[0][0] == last_event_id + 1:  # the usual case: the audience's one text, one write
+                yield joined
+                last_event_id = events[-1][0]
+                if events[-1][1] == "game_over":
+                    return
+                continue
             if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
                 events = _read_after(service, game_id, seat, last_event_id)
             for event_id, kind, text in events:
