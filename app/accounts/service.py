@@ -5,14 +5,12 @@ bot, as seat tokens are: the store keeps only its SHA-256, and an idempotent rep
 registration derives the same token again.
 """
 
-import base64
-import hashlib
-import hmac
 import logging
 import secrets
 import time
 
 from .ladders import Ladders, record
+from .tokens import AccountTokens
 from ..bots import LEVEL_SUMMARIES, LEVELS
 from ..errors import BotNotFound, InvalidToken, TooManyBots
 from ..games.seats import OUTSIDE_PREFIX, token_digest
@@ -29,7 +27,7 @@ class AccountService:
     def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
         self.store, self.ladders = store, ladders
         self.utc_now = utc_now
-        self.secret = secret
+        self.tokens = AccountTokens(secret, "bot", TOKEN_PREFIX)
 
     # ----- registry ----------------------------------------------------------------------------
     def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int,
@@ -46,7 +44,7 @@ class AccountService:
         if refused == -2:
             raise TooManyBots(f"{cap} bots already registered from this address and kept; reuse them")
         salt = secrets.token_hex(16)
-        token = self._derive_token(bot_id, salt)
+        token = self.tokens.derive(bot_id, salt)
         doc = {"id": bot_id, "name": name, "description": description or "", "token_salt": salt,
                "token_hash": token_digest(token), "created_at": self.utc_now()}
         self.store.register(bot_id, doc)
@@ -58,11 +56,7 @@ class AccountService:
         return self._token_of(doc) if doc else None
 
     def _token_of(self, doc: dict) -> str | None:
-        return self._derive_token(doc["id"], doc["token_salt"]) if "token_salt" in doc else None
-
-    def _derive_token(self, bot_id: str, salt: str) -> str:
-        mac = hmac.new(self.secret, f"bot:{bot_id}:{salt}".encode(), hashlib.sha256).digest()
-        return f"{TOKEN_PREFIX}{bot_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+        return self.tokens.derive(doc["id"], doc["token_salt"]) if "token_salt" in doc else None
 
     def get(self, bot_id: str) -> dict:
         return self._public(self._load(bot_id), self._match_ladder())
@@ -80,13 +74,7 @@ class AccountService:
 
     def bot_of_token(self, token: str | None) -> str | None:
         """The registered bot a bot token belongs to; None for any other token; 401 for a false one."""
-        if not token or not token.startswith(TOKEN_PREFIX):
-            return None
-        bot_id = token[len(TOKEN_PREFIX):].split(".", 1)[0]
-        doc = self.store.load(bot_id, used=True)
-        if doc is None or not hmac.compare_digest(doc["token_hash"], token_digest(token)):
-            raise InvalidToken("this bot token is not known")
-        return bot_id
+        return self.tokens.owner(token, lambda bot_id: self.store.load(bot_id, used=True))
 
     def authenticate(self, token: str | None) -> str:
         bot_id = self.bot_of_token(token)

@@ -2,14 +2,12 @@
 `rply.<player id>.<mac>`, derived from the server's secret and a salt kept with the player, as
 bot tokens are: the store keeps only its SHA-256, and an idempotent replay derives it again."""
 
-import base64
-import hashlib
-import hmac
 import logging
 import secrets
 import time
 
 from ..accounts.ladders import Ladders, pools, record
+from ..accounts.tokens import AccountTokens
 from ..errors import InvalidToken, PlayerNotFound
 from ..games.seats import token_digest
 from ..ops.connection import StoreUnavailable
@@ -27,15 +25,16 @@ def entrant_of(player_id: str) -> str:
 class PlayerService:
     def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
         self.store, self.ladders = store, ladders
-        self.utc_now, self.secret = utc_now, secret
+        self.utc_now = utc_now
+        self.tokens = AccountTokens(secret, "player", TOKEN_PREFIX)
 
     def register(self, name: str, player_id: str | None = None) -> tuple[dict, str]:
         """A new player. `player_id`, when given, is the same for every retry of one request."""
         if player_id is not None and (existing := self.store.load(player_id)) is not None:
-            return self.public(existing["id"]), self._derive_token(existing["id"], existing["token_salt"])
+            return self.public(existing["id"]), self.tokens.derive(existing["id"], existing["token_salt"])
         player_id = player_id or secrets.token_urlsafe(9)
         salt = secrets.token_hex(16)
-        token = self._derive_token(player_id, salt)
+        token = self.tokens.derive(player_id, salt)
         doc = {"id": player_id, "name": name, "token_salt": salt, "token_hash": token_digest(token),
                "created_at": self.utc_now()}
         self.store.create(player_id, doc)
@@ -44,21 +43,11 @@ class PlayerService:
     def token_of(self, player_id: str) -> str | None:
         """The player's token, derived again (None for a player gone)."""
         doc = self.store.load(player_id)
-        return self._derive_token(player_id, doc["token_salt"]) if doc else None
-
-    def _derive_token(self, player_id: str, salt: str) -> str:
-        mac = hmac.new(self.secret, f"player:{player_id}:{salt}".encode(), hashlib.sha256).digest()
-        return f"{TOKEN_PREFIX}{player_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+        return self.tokens.derive(player_id, doc["token_salt"]) if doc else None
 
     def player_of_token(self, token: str | None) -> str | None:
         """The player a player token belongs to; None for any other token; 401 for a false one."""
-        if not token or not token.startswith(TOKEN_PREFIX):
-            return None
-        player_id = token[len(TOKEN_PREFIX):].split(".", 1)[0]
-        doc = self.store.load(player_id, used=True)
-        if doc is None or not hmac.compare_digest(doc["token_hash"], token_digest(token)):
-            raise InvalidToken("this player token is not known")
-        return player_id
+        return self.tokens.owner(token, lambda player_id: self.store.load(player_id, used=True))
 
     def authenticate(self, token: str | None) -> str:
         player_id = self.player_of_token(token)
