@@ -211,20 +211,23 @@ class GameService:
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
         """A human leaves; a bot takes the seat over from the next move on. Leaving is not based on
         a view, so a move that lands first is no reason to refuse it: it is tried on the new version."""
+        for _ in range(LEAVE_ATTEMPTS - 1):
+            try:
+                return self.hand_to_bot(self._leavable(game_id, seat, token, bot), seat, bot)
+            except StaleVersion:
+                continue
+        return self.hand_to_bot(self._leavable(game_id, seat, token, bot), seat, bot)
+
+    def _leavable(self, game_id: str, seat: int, token: str | None, bot: str) -> LoadedGame:
+        """The game as it is now, if `token` may leave `seat` of it to `bot`."""
+        loaded = self.load(game_id)
+        if self.seats.seat_of(loaded.doc, token) != seat:
+            raise InvalidToken(f"only seat {seat}'s own token can leave it")
+        if loaded.doc["status"] == FINISHED:
+            raise GameOver("the game is over: its seats stay as they were")
         if bot not in self.bot_kinds:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
-        for attempt in range(LEAVE_ATTEMPTS):
-            loaded = self.load(game_id)
-            if self.seats.seat_of(loaded.doc, token) != seat:
-                raise InvalidToken(f"only seat {seat}'s own token can leave it")
-            if loaded.doc["status"] == FINISHED:
-                raise GameOver("the game is over: its seats stay as they were")
-            try:
-                return self.hand_to_bot(loaded, seat, bot)
-            except StaleVersion:
-                if attempt == LEAVE_ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        return loaded
 
     def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str) -> tuple[dict, int]:
         """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""
