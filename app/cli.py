@@ -1,4 +1,4 @@
-"""The `ronda` command: serve the API, run a bot worker, write the OpenAPI spec."""
+"""The `ronda` command: serve the API, run a bot (or webhook) worker, manage apps, write the OpenAPI spec."""
 
 import argparse
 import json
@@ -79,8 +79,40 @@ def worker(args):
     if args.check:
         sys.exit(0 if healthy(url) else 1)
     use_json_logs()
+    if args.webhooks:
+        from workers.runner import run_webhook_worker
+        run_webhook_worker(url, Config.BOT_QUEUE, burst=args.burst)
+        return
     run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst,
                metrics_port=int(os.environ.get("RONDA_METRICS_PORT", 0)))
+
+
+def apps(args):
+    """The operator's apps on the deployment REDIS_URL (and REDIS_CLUSTER_URL) name."""
+    from .apps.service import AppService
+    from .apps.store import AppStore
+    from .games.records import utc_now
+    from .ops.config import settings
+    from .wiring import quotas, redis_client, store_client
+    config = settings()
+    if not config["REDIS_URL"]:
+        sys.exit("ronda apps needs REDIS_URL (with the embedded store, use the admin API: POST /admin/apps)")
+    service = AppService(AppStore(store_client(config, redis_client(config["REDIS_URL"], 2))), utc_now,
+                         public_quotas=quotas(config, "PUBLIC"), default_quotas=quotas(config, "APP"))
+    if args.action == "create":
+        app, key = service.create(args.name, {"requests_per_minute": args.requests_per_minute,
+                                              "live_games": args.live_games, "players": args.players})
+        shown = {"app": app, "key": key}
+    elif args.action == "list":
+        shown = service.list()
+    elif args.action == "show":
+        shown = service.show(args.app_id)
+    elif args.action == "rotate":
+        app, key = service.rotate(args.app_id, config["APP_KEY_GRACE_SECONDS"] if args.grace is None else args.grace)
+        shown = {"app": app, "key": key}
+    else:
+        shown = service.revoke(args.app_id)
+    print(json.dumps(shown, indent=2))
 
 
 def match(args):
@@ -173,7 +205,25 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--check", action="store_true",
                      help="health check: exit 0 if every `ronda worker` on this host has both its processes "
                           "running and a heartbeat within a minute")
+    cmd.add_argument("--webhooks", action="store_true",
+                     help="deliver webhooks instead (a queue of its own: a slow endpoint never holds up a move)")
     cmd.set_defaults(run=worker)
+    cmd = commands.add_parser("apps", help="the operator's apps: create, list, show, rotate, revoke",
+                              description="Apps on the deployment REDIS_URL names (docs/apps.md). Prints JSON; "
+                                          "a key is shown once, when made.")
+    actions = cmd.add_subparsers(dest="action", required=True)
+    made = actions.add_parser("create", help="make an app and print its key")
+    made.add_argument("name")
+    for quota in ("requests-per-minute", "live-games", "players"):
+        made.add_argument(f"--{quota}", type=int, help="its quota (default from RONDA_APP_*; 0: none)")
+    actions.add_parser("list", help="every app")
+    for action, helped in (("show", "one app"), ("rotate", "a new key; the old one works for --grace seconds"),
+                           ("revoke", "end every key of the app at once")):
+        one = actions.add_parser(action, help=helped)
+        one.add_argument("app_id")
+        if action == "rotate":
+            one.add_argument("--grace", type=int, help="seconds (default RONDA_APP_KEY_GRACE_SECONDS, a day)")
+    cmd.set_defaults(run=apps)
     cmd = commands.add_parser("match", help="play a bot-only match here, without a server",
                               description="Play bots against each other (seats rotate, decks in duplicate) and "
                                           "print wins, win rates with Wilson 95% intervals, points and ms per move.")

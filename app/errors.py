@@ -58,11 +58,12 @@ class TooManyBots(ServiceError):
 
 
 class RateLimited(ServiceError):
-    """A rate-limit budget is spent until its window ends (`retry_after` seconds)."""
+    """A rate-limit budget (`budget`: address, token, bot-token or app) is spent until its window
+    ends (`retry_after` seconds)."""
     status, code = 429, "rate_limited"
 
-    def __init__(self, message: str, retry_after: int):
-        super().__init__(message)
+    def __init__(self, message: str, retry_after: int, budget: str):
+        super().__init__(message, budget=budget)
         self.retry_after = retry_after
 
 
@@ -114,3 +115,32 @@ class RematchStarted(ServiceError):
 
 class ReplayUnavailable(ServiceError):
     status, code = 409, "replay_unavailable"
+
+
+class InvalidAppKey(ServiceError):
+    status, code = 401, "invalid_app_key"
+
+
+class OperatorOnly(ServiceError):
+    status, code = 401, "operator_only"
+
+
+class AppNotFound(ServiceError):
+    status, code = 404, "app_not_found"
+
+
+class QuotaExceeded(ServiceError):
+    """An app's quota (`budget`: app_live_games, app_players) is reached until some are freed."""
+    status, code = 429, "quota_exceeded"
+
+    def __init__(self, message: str, budget: str, retry_after: int = 60):
+        super().__init__(message, budget=budget)
+        self.retry_after = retry_after
+
+
+class WebhookNotFound(ServiceError):
+    status, code = 404, "webhook_not_found"
+
+
+class DeliveryNotFound(ServiceError):
+    status, code = 404, "delivery_not_found"

@@ -9,8 +9,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import Map
 
 from . import wiring
-from .api import (bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems, rules,
-                  web_client)
+from .api import (apps, bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems,
+                  rules, tenancy, web_client)
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
 from .api.schemas import Problem
@@ -71,6 +71,8 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(players.blp)
     api.register_blueprint(players.leaderboards_blp)
     api.register_blueprint(matchmaking.blp)
+    api.register_blueprint(apps.blp)
+    api.register_blueprint(apps.admin_blp)
     api.register_blueprint(health.blp)
     app.register_blueprint(web_client.blp)
     app.after_request(web_client.docs_policy)
@@ -79,7 +81,8 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
     services = wiring.Services(app.config, in_process)
     app.api, app.services, app.live = api, services, wiring.live_hub(services, render_event)
-    limits.install(app, services.window_counts, exempt_blueprints=[health.blp])
+    tenancy.install(app, outside_apps=[health.blp, apps.admin_blp, web_client.blp])
+    limits.install(app, services.window_counts, exempt_blueprints=[health.blp], app_quotas=services.apps.quotas)
 
     if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them
         hops = app.config["TRUSTED_PROXIES"]
@@ -89,6 +92,11 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     def prometheus_metrics():
         for queue, depth in services.dispatcher.queue_depths().items():
             metrics.QUEUE_DEPTH.labels(queue).set(depth)
+        for app_id in ("public", *services.apps.store.ids()):
+            metrics.APP_LIVE_GAMES.labels(app_id).set(services.store.live_count(app_id))
+            counts = services.webhooks.counts(app_id)
+            for status in ("pending", "failed"):
+                metrics.APP_DELIVERIES.labels(app_id, status).set(counts.get(status, 0))
         body, content_type = metrics.exposition()
         return app.response_class(body, mimetype=content_type)
 

@@ -14,6 +14,10 @@ from .accounts.inbox import Inboxes
 from .accounts.ladders import Ladders, LadderStore
 from .accounts.service import AccountService
 from .accounts.store import AccountStore
+from .apps.service import AppService
+from .apps.store import AppStore
+from .apps.webhook_store import WebhookStore
+from .apps.webhooks import WebhookService
 from .bots import BOTS
 from .games.effects import HandOffMatch, PackFinished, PostTurns, QueueOwedMove
 from .games.moves import BotMoves
@@ -34,7 +38,7 @@ from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
 from .ops.window_counts import WindowCounts
-from .players.effects import Settlement, TellPlayers
+from .players.effects import RemindPlayers, Settlement, TellPlayers
 from .players.service import PlayerService
 from .players.store import PlayerStore
 
@@ -60,22 +64,34 @@ class Services:
         self.ladders = Ladders(LadderStore(client, rated_ttl=2 * config["FINISHED_GAME_TTL"]), time.time)
         self.accounts = AccountService(AccountStore(client, inboxes, config["BOT_IDLE_TTL"]), self.ladders, utc_now,
                                        secret_key(config))
+        self.apps = AppService(AppStore(client), utc_now, public_quotas=quotas(config, "PUBLIC"),
+                               default_quotas=quotas(config, "APP"))
+        self.webhooks = WebhookService(WebhookStore(client), self.dispatcher, utc_now, config["WEBHOOK_RETRY_SECONDS"],
+                                       config["WEBHOOK_TIMEOUT_SECONDS"], config["WEBHOOK_LEASE_SECONDS"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
                                                  counted_ttl=2 * config["FINISHED_GAME_TTL"]),
-                                     self.ladders, utc_now, secret_key(config))
+                                     self.ladders, utc_now, secret_key(config), self.webhooks)
+        self.reminders = RemindPlayers(self.store, self.players, config["TURN_REMINDER_FRACTION"],
+                                       config["TURN_REMINDER_MIN_SECONDS"])
         self.settlement = Settlement(self.store, self.players, self.ladders)
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher),
-            TellPlayers(self.players), self.settlement, PackFinished(self.store)))
+            TellPlayers(self.players), self.reminders, self.settlement, PackFinished(self.store)))
         self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts, self.players),
                                  self.writer, self.players)
         self.moves = BotMoves(self.games)
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
-        self.sweeper = Sweeper(self.store, self.dispatcher)
+        self.sweeper = Sweeper(self.store, self.dispatcher, app_ids=self.apps.store.ids)
         self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.players, self.ladders)
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.writer, self.dispatcher, self.accounts)
+
+
+def quotas(config: dict, whose: str) -> dict[str, int]:
+    """The quotas of a new app ("APP") or of the public app ("PUBLIC") from the configuration."""
+    return {"requests_per_minute": config[f"{whose}_REQUESTS_PER_MINUTE"], "live_games": config[f"{whose}_LIVE_GAMES"],
+            "players": config[f"{whose}_PLAYERS"]}
 
 
 def secret_key(config: dict) -> bytes:

@@ -161,24 +161,24 @@ def play_out(base, game_id, token, seed=0):
                       headers={**bearer(token), "If-Match": f'"{view["version"]}"'})
 
 
-def rated_game(base, first, second, preset="simple"):
+def rated_game(base, first, second, preset="simple", http=requests):
     """A rated game between two players, each leaving their seat to a bot of their level: the
-    rating still counts the player."""
+    rating still counts the player. `http`: a session (an app's, with its key) or requests itself."""
     (first_token, first_level), (second_token, second_level) = first, second
-    game = requests.post(f"{base}/games", headers=bearer(first_token), json={
+    game = http.post(f"{base}/games", headers=bearer(first_token), json={
         "players": 2, "rated": True, "rules": {"preset": preset},
         "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json()["game"]
-    assert requests.post(f"{base}/games/{game['id']}/seats/1", json={}, headers=bearer(second_token)).status_code == 201
+    assert http.post(f"{base}/games/{game['id']}/seats/1", json={}, headers=bearer(second_token)).status_code == 201
     for seat, (token, level) in enumerate(((first_token, first_level), (second_token, second_level))):
-        left = requests.post(f"{base}/games/{game['id']}/seats/{seat}/leave", json={"bot": level}, headers=bearer(token))
+        left = http.post(f"{base}/games/{game['id']}/seats/{seat}/leave", json={"bot": level}, headers=bearer(token))
         assert left.status_code == 200, left.json()
     return game["id"]
 
 
-def wait_finished(base, game_ids, seconds=120):
+def wait_finished(base, game_ids, seconds=120, http=requests):
     deadline = time.monotonic() + seconds
     for game_id in game_ids:
-        while requests.get(f"{base}/games/{game_id}").json()["status"] != "finished":
+        while http.get(f"{base}/games/{game_id}").json()["status"] != "finished":
             assert time.monotonic() < deadline, f"game {game_id} did not finish"
             time.sleep(0.1)
 

@@ -26,3 +26,7 @@ def play_match_game(match_id: str, index: int) -> bool:
 
 def advance_match(match_id: str) -> bool:
     return tasks.advance_match(_services(), match_id)
+
+
+def deliver_webhook(app_id: str, delivery_id: str) -> bool:
+    return tasks.deliver_webhook(_services(), app_id, delivery_id)

@@ -26,7 +26,7 @@ from rq.worker import WorkerStatus
 
 from app.ops import metrics
 from app import wiring
-from app.jobs.dispatch import match_queue_name
+from app.jobs.dispatch import match_queue_name, webhook_queue_name
 from app.jobs.sweep import sweep_forever
 from app.ops.embedded import die_with_parent
 from app.ops.connection import StoreUnavailable, connect
@@ -39,7 +39,7 @@ WORKER_TTL = 30
 HEARTBEAT_WITHIN_SECONDS = 60
 HEARTBEAT_SECONDS = 5  # while a job runs, its execution is said alive this often...
 EXECUTION_TTL = 3 * HEARTBEAT_SECONDS  # ...and kept this long after the last time
-LIVE, MATCHES = "live", "matches"
+LIVE, MATCHES, WEBHOOKS = "live", "matches", "webhooks"
 
 
 class BotWorker(SimpleWorker):
@@ -103,6 +103,13 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
     finally:
         stop.set()
         matches.stop()
+
+
+def run_webhook_worker(redis_url: str, live_queue: str, burst: bool = False):
+    """`ronda worker --webhooks`: webhook deliveries alone, so an endpoint that answers slowly (or
+    never, until its timeout) holds up no bot move and no match game. The sweep of a `ronda worker`
+    (or of the embedded server) queues the deliveries due."""
+    _work(redis_url, [webhook_queue_name(live_queue)], os.getpid(), WEBHOOKS, burst)
 
 
 class _MatchWorker:
@@ -181,7 +188,8 @@ def _work(redis_url, queues, group, role, burst):
 
 def healthy(redis_url: str) -> bool:
     """The health check of a host: every running `ronda worker` here has both its processes
-    registered and alive, and its live-moves process sent a heartbeat lately."""
+    registered and alive, and its live-moves process sent a heartbeat lately (a `--webhooks` one:
+    its one process, beating)."""
     prefix = f"ronda.{socket.gethostname()}."
     now = datetime.now(UTC)
     roles: dict[int, set[str]] = {}
@@ -194,7 +202,7 @@ def healthy(redis_url: str) -> bool:
         if running(int(pid)) and (role == MATCHES or beating):
             roles[int(group)].add(role)
     alive = {group: found for group, found in roles.items() if running(group)}
-    return bool(alive) and all(found == {LIVE, MATCHES} for found in alive.values())
+    return bool(alive) and all(found in ({LIVE, MATCHES}, {WEBHOOKS}) for found in alive.values())
 
 
 def running(pid: int) -> bool:

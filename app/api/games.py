@@ -4,6 +4,7 @@ from flask import Response, current_app, url_for
 from flask.views import MethodView
 
 from . import idempotency, schemas as s
+from .tenancy import admit_game, current_app_id
 from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOKEN, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN,
@@ -28,7 +29,7 @@ class Games(MethodView):
         watched. Paginated: `page` and `page_size`, with the totals in `X-Pagination`.
         """
         games, total = services().games.list_games(query["status"], pagination_parameters.first_item,
-                                            pagination_parameters.page_size)
+                                                   pagination_parameters.page_size, current_app_id())
         pagination_parameters.item_count = total
         return games
 
@@ -53,7 +54,9 @@ class Games(MethodView):
         the game can be `rated`. Send Idempotency-Key to retry safely: a replay answers the same game
         and tokens.
         """
-        created, tokens = services().games.create_game(request, idempotency.resource_id(), bearer_token())
+        admit_game()
+        created, tokens = services().games.create_game(request, idempotency.resource_id(), bearer_token(),
+                                                       current_app_id())
         game_id = created.doc["id"]
         body = {"game": services().games.view_of(created, None),
                 "tokens": [{"seat": seat, "token": token} for seat, token in sorted(tokens.items())]}

@@ -18,6 +18,7 @@ from flask import current_app, g, request
 from ..ops.connection import StoreUnavailable
 from ..ops.keys import idempotency_key
 from ..ops.request_records import RequestRecords
+from .tenancy import APP_HEADER
 from .common import request_address, services
 from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidIdempotencyKey
 
@@ -34,6 +35,8 @@ TOKEN_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "pla
 
 def _scope(key: str) -> str:
     caller = request.headers.get("Authorization") or request_address()
+    if APP_HEADER in request.headers:  # one caller's keys in two apps are two keys
+        caller += f" {request.headers[APP_HEADER]}"
     raw = f"{request.method} {request.path} {caller} {key}"
     return hashlib.sha256(raw.encode()).hexdigest()
 

@@ -1,7 +1,8 @@
 """Rate limits and CORS (flask-cors).
 
 Budgets a minute, each its own count across every route: per client address (the real one
-behind trusted proxies, see RONDA_TRUSTED_PROXIES), per seat token, and per bot token. A
+behind trusted proxies, see RONDA_TRUSTED_PROXIES), per seat token, and per bot token; on top,
+per app (its quota of requests a minute). A 429 names the budget spent (`budget`). A
 registered bot's requests count on its token's budget, sized for matches, and not on its
 address's (one address may run many bots); a bot token that fails to authenticate counts on the
 address's. The headers show the token's budget when a token is sent, else the address's.
@@ -26,7 +27,7 @@ from ..ops.window_counts import WINDOW_SECONDS, WindowCounts
 from .common import request_address
 
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
-                      "Last-Event-ID", "X-Request-ID"]
+                      "Last-Event-ID", "X-Request-ID", "X-Ronda-App"]
 CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idempotent-Replayed", "X-Request-ID",
                        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
@@ -47,15 +48,16 @@ def budgets(config) -> list[Budget]:
 
 
 class Limits:
-    def __init__(self, config, counts: WindowCounts, exempt_blueprints):
-        self.budgets = budgets(config)
+    def __init__(self, config, counts: WindowCounts, exempt_blueprints, app_quotas):
+        """`app_quotas(app id)`: an app's quotas, whose requests a minute count on top of the rest."""
+        self.budgets, self.app_quotas = budgets(config), app_quotas
         self.address = next((b for b in self.budgets if b.scope == "address"), None)
         self.counts = counts
         self.exempt = {blueprint.name for blueprint in exempt_blueprints}
 
     def check(self):
         """Before a request: refuse it (429) if a budget it falls under is spent, else count it."""
-        if not self.budgets or request.method == "OPTIONS" or request.blueprint in self.exempt:
+        if request.method == "OPTIONS" or request.blueprint in self.exempt:
             return
         authorization = request.headers.get("Authorization", "")
         kind = "bot-token" if authorization.startswith(BOT_BEARER) else "token" if authorization else None
@@ -73,6 +75,10 @@ class Limits:
                 _refuse(budget, window)
             if index == 0:
                 g.rate_limit = (budget.per_minute, max(0, budget.per_minute - total), (window + 1) * WINDOW_SECONDS)
+        app_id = g.get("app_id")
+        per_minute = self.app_quotas(app_id)["requests_per_minute"] if app_id else 0
+        if per_minute and self.counts.spend(f"app:{app_id}", window, per_minute) is None:
+            _refuse(Budget("app", per_minute), window)
 
     def after(self, response):
         """The headers of the budget shown; a false bot token costs its address."""
@@ -91,12 +97,12 @@ class Limits:
 def _refuse(budget: Budget, window: int) -> NoReturn:
     g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
     raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
-                      retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())))
+                      retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())), budget=budget.scope)
 
 
-def install(app, counts: WindowCounts, exempt_blueprints):
+def install(app, counts: WindowCounts, exempt_blueprints, app_quotas):
     """Limits counted in this process and shared through the store's Redis (`counts`); CORS when configured."""
-    limits = Limits(app.config, counts, exempt_blueprints)
+    limits = Limits(app.config, counts, exempt_blueprints, app_quotas)
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:

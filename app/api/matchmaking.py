@@ -10,6 +10,7 @@ from ..engine.rules import PRESETS
 from ..errors import TicketDone
 from ..live.feed import player_topic
 from . import idempotency
+from .tenancy import admit_game
 from .common import PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, live, services, token_first
 from .schemas import Answer, Boolean, Integer
 
@@ -74,6 +75,7 @@ class Tickets(MethodView):
         player_id = services().players.authenticate(bearer_token())
         if request["bot_fill"] is not None:
             request = {**request, "bot_fill": LEVELS[request["bot_fill"] - 1]}
+        admit_game()
         ticket = services().matchmaker.submit(player_id, request, idempotency.resource_id())
         return ticket, {"Location": url_for("matchmaking.TicketResource", ticket_id=ticket["id"])}
 

@@ -9,6 +9,7 @@ from ..accounts.ladders import pools
 from ..errors import PoolNotFound
 from ..live.feed import player_topic
 from . import idempotency
+from .tenancy import current_app_id
 from .bots import Record, TurnsQuery, header_turn_id
 from .common import (PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, services,
                      token_first)
@@ -19,8 +20,8 @@ blp = Blueprint("players", __name__, url_prefix="/players",
 leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
 
-NOTICE_TYPES = ("your_turn", "game_over", "seat_taken", "matched", "ticket_expired", "rematch_offered",
-                "rematch_declined")
+NOTICE_TYPES = ("your_turn", "turn_reminder", "turn_timeout", "game_over", "seat_taken", "matched", "ticket_expired",
+                "rematch_offered", "rematch_declined")
 
 
 class CreatePlayerRequest(Schema):
@@ -53,6 +54,8 @@ class PlayerGame(GameSummary):
     your_turn = fields.Boolean(required=True)
     move_due_at = fields.Float(allow_none=True, required=True, metadata={
         "description": "seconds since the epoch when the awaited move is due (a turn timer), or null"})
+    seconds_left = fields.Float(allow_none=True, required=True, metadata={
+        "description": "how long the awaited turn has left (a turn timer), or null: days in correspondence play"})
 
 
 class PlayerGamesQuery(Schema):
@@ -68,7 +71,10 @@ class PlayerNotice(Answer):
     seat = fields.Integer(metadata={"description": "the player's seat in that game"})
     version = fields.Integer(metadata={"description": "the game's version: your_turn's If-Match"})
     deadline = fields.Float(allow_none=True, metadata={
-        "description": "your_turn: when a fallback bot moves instead (seconds since the epoch), or null"})
+        "description": "your_turn, turn_reminder: when a fallback bot moves instead (seconds since the epoch), "
+                       "or null"})
+    seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
+    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat"})
     won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
     scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
     taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
@@ -108,7 +114,9 @@ class Players(MethodView):
         any device; it lists the player's games, streams their notices and joins quick play.
         Send Idempotency-Key to retry safely.
         """
-        player, token = services().players.register(body["name"], idempotency.resource_id())
+        app_id = current_app_id()
+        player, token = services().players.register(body["name"], idempotency.resource_id(), app_id,
+                                                    admit=lambda: services().apps.admit_player(app_id))
         return {"player": player, "token": token}, {"Location": url_for("players.PlayerResource",
                                                                         player_id=player["id"])}
 
@@ -178,9 +186,9 @@ class MyStream(MethodView):
     def get(self):
         """One stream for all your games (SSE)
 
-        `your_turn`, `game_over`, `seat_taken`, `matched`, `ticket_expired`, `rematch_offered`,
-        `rematch_declined` for every game and ticket of yours: a phone keeps this one connection.
-        Last-Event-ID resumes.
+        `your_turn`, `turn_reminder`, `turn_timeout`, `game_over`, `seat_taken`, `matched`,
+        `ticket_expired`, `rematch_offered`, `rematch_declined` for every game and ticket of yours:
+        a phone keeps this one connection. Last-Event-ID resumes.
         """
         players = services().players
         player_id = players.authenticate(bearer_token())
@@ -223,6 +231,6 @@ class Leaderboard(MethodView):
         if pool not in pools():
             raise PoolNotFound(f"no pool {pool}; pools: {', '.join(pools())}")
         rows, total = services().players.leaderboard(pool, pagination_parameters.first_item,
-                                                     pagination_parameters.page_size)
+                                                     pagination_parameters.page_size, current_app_id())
         pagination_parameters.item_count = total
         return rows

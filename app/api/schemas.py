@@ -128,8 +128,10 @@ class CreateGameRequest(Schema):
     first_dealer = Integer(validate=validate.Range(min=0, max=3), metadata={
         "description": "the first dealer's seat: below `players` (else 422 `invalid_setup`); without it, "
                        "it follows from the seed"})
-    turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=86400), metadata={
-        "description": "when a human's turn lasts longer, a fallback bot plays for that seat"})
+    turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=14 * 86400), metadata={
+        "description": "when a human's turn lasts longer, a fallback bot plays for that seat: up to 14 days "
+                       "(correspondence play; a `turn_reminder` notice comes first on long turns, and the game "
+                       "is kept as long as its turns last)"})
     rated = Boolean(load_default=False, metadata={
         "description": "counted on the leaderboard of its pool (the preset and the player count): a preset's "
                        "rules unchanged, no seed or deck of the creator's, and every human seat a player's "

@@ -4,6 +4,7 @@ write goes through the writer (app/games/writer.py)."""
 import secrets
 import time
 
+from ..apps.scope import PUBLIC_APP, app_of, in_app
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
                       rules_from_dict, rules_from_request, visible_event)
 from ..engine.replay import ReplayDiverged, replay_frames
@@ -44,17 +45,18 @@ class GameService:
         self.bot_kinds = seats.bot_kinds
 
     # ----- creating and joining -------------------------------------------------------------
-    def create_game(self, request: dict, game_id: str | None = None,
-                    token: str | None = None) -> tuple[LoadedGame, dict[int, str]]:
-        """`game_id`, when given, is the same for every retry of one request: a retry whose first
-        run was cut off between the write and its idempotency record answers that game. A player
-        `token` makes the seat marked `mine` theirs."""
+    def create_game(self, request: dict, game_id: str | None = None, token: str | None = None,
+                    app_id: str = PUBLIC_APP) -> tuple[LoadedGame, dict[int, str]]:
+        """A game of app `app_id`. `game_id`, when given, is the same for every retry of one
+        request: a retry whose first run was cut off between the write and its idempotency record
+        answers that game. A player `token` makes the seat marked `mine` theirs."""
         seats = request.get("seats") or []
         if any(spec.get("mine") and spec["type"] != "human" for spec in seats):
             raise InvalidRequest("seats: only a human seat can be `mine`", field="seats")
         marked = [seat for seat, spec in enumerate(seats) if spec.get("mine")]
         player_id = self._seat_owner(token, len(marked))
-        return self.create_owned(request, {marked[0]: player_id} if player_id else {}, game_id)
+        return self.create_owned(request, {marked[0]: player_id} if player_id else {},
+                                 in_app(app_id, game_id or secrets.token_urlsafe(16)))
 
     def create_owned(self, request: dict, owners: dict[int, str], game_id: str | None = None,
                      kept_for: dict[int, dict] | None = None, extra: dict | None = None
@@ -139,7 +141,7 @@ class GameService:
             raise GameNotOver("a rematch follows a finished game")
         if finished.get("match"):
             raise InvalidRequest("a match's games are not rematched: the match plays its own", field="game_id")
-        next_id = self.store.next_game_id(game_id, secrets.token_urlsafe(16)) or ""
+        next_id = self.store.next_game_id(game_id, in_app(app_of(game_id), secrets.token_urlsafe(16))) or ""
         created = self.find(next_id) is None
         if created:
             self._create_rematch(finished, next_id)
@@ -286,8 +288,8 @@ class GameService:
     def events_as(self, game_id: str, seat: int | None, after: int, limit: int) -> list[dict]:
         return [visible_event(e, seat) for e in self.store.events(game_id, after, limit)]
 
-    def list_games(self, status: str, offset: int, limit: int) -> tuple[list[dict], int]:
-        ids, total = self.store.list_ids(status, offset, limit)
+    def list_games(self, status: str, offset: int, limit: int, app_id: str = PUBLIC_APP) -> tuple[list[dict], int]:
+        ids, total = self.store.list_ids(status, offset, limit, app_id)
         summaries, gone = self.summaries(ids)
         self.store.forget_missing(status, gone)
         moved = [game for game in summaries if game["status"] != status]
@@ -324,9 +326,10 @@ class GameService:
         page = []
         for loaded, seat in listed[offset:offset + limit]:
             awaiting = game_from_dict(loaded.doc["engine"], record_events=False).awaiting()
+            due = loaded.doc.get("move_due_at")
             page.append({**summary(loaded.doc, loaded.version), "seat": seat,
-                         "your_turn": status == ACTIVE and seat in awaiting,
-                         "move_due_at": loaded.doc.get("move_due_at")})
+                         "your_turn": status == ACTIVE and seat in awaiting, "move_due_at": due,
+                         "seconds_left": None if due is None else max(0.0, round(due - time.time(), 1))})
         return page, len(listed)
 
     def replay(self, game_id: str) -> list[dict]:

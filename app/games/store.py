@@ -15,8 +15,9 @@ import redis
 
 from ..ops.connection import PLAIN_FEED, SHARDED_FEED, RedisClient, StoreUnavailable, has_sharded_pubsub
 from ..ops.connection import dump as _dump
+from ..apps.scope import PUBLIC_APP, app_of
 from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
-                        settlement_owed_key, state_key, status_index_key)
+                        reminders_due_key, settlement_owed_key, state_key, status_index_key)
 
 log = logging.getLogger(__name__)
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
@@ -188,13 +189,16 @@ class GameStore:
         """An open game nobody will play (a declined rematch): gone, with its listing entry."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.delete(state_key(game_id), events_key(game_id))
-        pipe.zrem(status_index_key("open", bucket_of(game_id)), game_id)
+        pipe.zrem(status_index_key("open", bucket_of(game_id), app_of(game_id)), game_id)
         pipe.execute()
 
     def _ttl(self, doc) -> int:
         """Every game expires: open ones unclaimed, active ones without a write, finished ones at
-        last; each write starts its status's time again."""
-        return self.ttl_by_status[doc["status"]]
+        last; each write starts its status's time again. An active game's time starts after its
+        turn timer (a correspondence game's turn may last days longer than the default)."""
+        ttl = self.ttl_by_status[doc["status"]]
+        timer = doc.get("turn_timeout_seconds") if doc["status"] == "active" else None
+        return ttl + timer if ttl and timer else ttl
 
     def load(self, game_id: str) -> LoadedGame:
         version, doc, packed = self.redis.hmget(state_key(game_id), "version", "doc", "packed")
@@ -318,10 +322,10 @@ class GameStore:
         """Listing indexes live outside the game's slot, so they follow the write, not atomically:
         the write stands if they fail (a listing that finds a game under a status it left moves it)."""
         pipe = self.redis.pipeline(transaction=False)
-        bucket = bucket_of(game_id)
+        bucket, app_id = bucket_of(game_id), app_of(game_id)
         if previous:
-            pipe.zrem(status_index_key(previous, bucket), game_id)
-        pipe.zadd(status_index_key(status, bucket), {game_id: time.time()})
+            pipe.zrem(status_index_key(previous, bucket, app_id), game_id)
+        pipe.zadd(status_index_key(status, bucket, app_id), {game_id: time.time()})
         try:
             pipe.execute()
         except StoreUnavailable:
@@ -351,6 +355,22 @@ class GameStore:
         """Drop a game that owes no move any more, unless a newer move was noted meanwhile."""
         self._forget_due_move(keys=[due_moves_key(bucket_of(game_id))], args=[game_id, due_at])
 
+    def note_reminder(self, game_id: str, version: int, due_at: float):
+        """A reminder owed to whoever the game awaits at `version`, at `due_at` (epoch seconds)."""
+        self.redis.zadd(reminders_due_key(bucket_of(game_id)), {f"{game_id}/{version}": int(due_at * 1000)})
+
+    def take_reminders_due(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
+        """(game id, version) of the reminders due by then, each taken by one caller only."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(reminders_due_key(bucket), "-inf", int(seconds_since_epoch * 1000), start=0, num=limit)
+        taken = []
+        for member in (member.decode() for bucket in pipe.execute() for member in bucket):
+            game_id, _, version = member.rpartition("/")
+            if self.redis.zrem(reminders_due_key(bucket_of(game_id)), member):
+                taken.append((game_id, int(version)))
+        return taken
+
     def note_settlement(self, game_id: str):
         """`game_id`'s next write may finish it, and its players' records and ratings are then owed."""
         self.redis.zadd(settlement_owed_key(bucket_of(game_id)), {game_id: int(time.time() * 1000)}, nx=True)
@@ -364,27 +384,35 @@ class GameStore:
     def forget_settlement(self, game_id: str):
         self.redis.zrem(settlement_owed_key(bucket_of(game_id)), game_id)
 
-    def list_ids(self, status: str, offset: int, limit: int) -> tuple[list[str], int]:
-        """A page of the newest games of a status, merged from the buckets (at most
+    def list_ids(self, status: str, offset: int, limit: int, app_id: str = PUBLIC_APP) -> tuple[list[str], int]:
+        """A page of an app's newest games of a status, merged from the buckets (at most
         `MAX_LISTING_DEPTH` deep, so a request's cost stays bounded), and how many there are."""
         pipe = self.redis.pipeline(transaction=False)
         for bucket in range(INDEX_BUCKETS):
-            pipe.zcard(status_index_key(status, bucket))
+            pipe.zcard(status_index_key(status, bucket, app_id))
         end = min(offset + limit, MAX_LISTING_DEPTH)
         if offset < end:
             for bucket in range(INDEX_BUCKETS):
-                pipe.zrevrange(status_index_key(status, bucket), 0, end - 1, withscores=True)
+                pipe.zrevrange(status_index_key(status, bucket, app_id), 0, end - 1, withscores=True)
         answers = pipe.execute()
         total = sum(answers[:INDEX_BUCKETS])
         newest = sorted((pair for bucket in answers[INDEX_BUCKETS:] for pair in bucket), key=lambda pair: -pair[1])
         return [member.decode() for member, _ in newest[offset:end]], total
 
-    def prune_index(self, status: str, listed_before: float, limit: int) -> int:
-        """Drop from a listing the games listed before `listed_before` that have expired since
+    def live_count(self, app_id: str) -> int:
+        """An app's open and active games (its live games quota; expired ones count until pruned)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for status in ("open", "active"):
+            for bucket in range(INDEX_BUCKETS):
+                pipe.zcard(status_index_key(status, bucket, app_id))
+        return sum(pipe.execute())
+
+    def prune_index(self, status: str, listed_before: float, limit: int, app_id: str = PUBLIC_APP) -> int:
+        """Drop from an app's listing the games listed before `listed_before` that have expired since
         (a game's listing time is when it took that status, so older entries are only candidates)."""
         pipe = self.redis.pipeline(transaction=False)
         for bucket in range(INDEX_BUCKETS):
-            pipe.zrangebyscore(status_index_key(status, bucket), "-inf", listed_before, start=0, num=limit)
+            pipe.zrangebyscore(status_index_key(status, bucket, app_id), "-inf", listed_before, start=0, num=limit)
         candidates = [member.decode() for bucket in pipe.execute() for member in bucket][:limit]
         if not candidates:
             return 0
@@ -400,6 +428,6 @@ class GameStore:
         finds them gone (a note can be due a day later: a long turn timer)."""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
-            pipe.zrem(status_index_key(status, bucket_of(game_id)), game_id)
+            pipe.zrem(status_index_key(status, bucket_of(game_id), app_of(game_id)), game_id)
             pipe.zrem(due_moves_key(bucket_of(game_id)), game_id)
         pipe.execute()

@@ -3,6 +3,7 @@
 import logging
 import time
 
+from ..apps.scope import PUBLIC_APP
 from ..engine import game_from_dict
 from ..ops.connection import StoreUnavailable
 from .records import owed_move
@@ -12,8 +13,9 @@ log = logging.getLogger(__name__)
 
 
 class Sweeper:
-    def __init__(self, store, dispatcher):
-        self.store, self.dispatcher = store, dispatcher
+    def __init__(self, store, dispatcher, app_ids=list):
+        """`app_ids()`: every app's id, whose listings are pruned too."""
+        self.store, self.dispatcher, self.app_ids = store, dispatcher, app_ids
 
     def stalled_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
         """(game id, version, "bot" or "timer") of the games whose owed move is overdue by the
@@ -58,7 +60,8 @@ class Sweeper:
         return len(stalled)
 
     def prune_listings(self, limit: int = 1000) -> int:
-        """Drop expired games from the listings, also those nobody lists (they would grow forever)."""
+        """Drop expired games from every app's listings, also those nobody lists (they would grow forever)."""
         now = time.time()
-        return sum(self.store.prune_index(status, now - ttl, limit)
-                   for status, ttl in self.store.ttl_by_status.items() if ttl)
+        statuses = [(status, ttl) for status, ttl in self.store.ttl_by_status.items() if ttl]
+        return sum(self.store.prune_index(status, now - ttl, limit, app_id)
+                   for app_id in (PUBLIC_APP, *self.app_ids()) for status, ttl in statuses)

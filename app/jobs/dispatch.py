@@ -30,6 +30,11 @@ def match_queue_name(live_queue: str) -> str:
     return f"{live_queue}-matches"
 
 
+def webhook_queue_name(live_queue: str) -> str:
+    """Webhook deliveries too, served by `ronda worker --webhooks`: a slow endpoint slows no game."""
+    return f"{live_queue}-webhooks"
+
+
 class RQDispatcher:
     """Jobs of workers/jobs.py. Each carries the live queue it follows up on (in its meta), so the
     worker that runs it queues the next bot move where this deployment's workers listen.
@@ -41,6 +46,7 @@ class RQDispatcher:
     def __init__(self, connections: list, queue_name: str):
         self.queues = [(Queue(queue_name, connection=connection),
                         Queue(match_queue_name(queue_name), connection=connection)) for connection in connections]
+        self.webhooks = Queue(webhook_queue_name(queue_name), connection=connections[0])
         self._registered: set[str] = set()
         self.options = dict(job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600,
                             meta={"live_queue": queue_name})
@@ -102,14 +108,20 @@ class RQDispatcher:
         else:
             self._once(queue, "workers.jobs.expire_turn", (game_id, version), job_id)
 
+    def deliver_webhook(self, app_id: str, delivery_id: str, attempt: int):
+        """An attempt of a delivery, once (the sweep queues a lost one again under the same id)."""
+        self._once(self.webhooks, "workers.jobs.deliver_webhook", (app_id, delivery_id),
+                   f"webhook-{delivery_id}-{attempt}", {**self.options, "retry": None})
+
     def match_game_over(self, match_id: str, game_id: str):
         self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{game_id}",
                                              **self.options)
 
     def queue_depths(self) -> dict[str, int]:
         many = len(self.queues) > 1
-        return {f"{queue.name}@{index}" if many else queue.name: queue.count
-                for index, pair in enumerate(self.queues) for queue in pair}
+        return {**{f"{queue.name}@{index}" if many else queue.name: queue.count
+                   for index, pair in enumerate(self.queues) for queue in pair},
+                self.webhooks.name: self.webhooks.count}
 
     def match_game(self, match_id: str, index: int, waiting: set[str] | None = None) -> bool:
         return self._once(self._queues_of(match_id)[1], "workers.jobs.play_match_game", (match_id, index),
@@ -152,6 +164,7 @@ class InProcessDispatcher:
     def __init__(self, services):
         self.services = services
         self.live, self.match_work = _DaemonWorker("ronda-live-moves"), _DaemonWorker("ronda-matches")
+        self.webhook_work = _DaemonWorker("ronda-webhooks")
         self._owed_match_games: set[tuple[str, int]] = set()  # submitted, not yet played
         self._lock = threading.Lock()
 
@@ -164,11 +177,15 @@ class InProcessDispatcher:
         timer.daemon = True
         timer.start()
 
+    def deliver_webhook(self, app_id: str, delivery_id: str, attempt: int):
+        self.webhook_work.submit(lambda: tasks.deliver_webhook(self.services, app_id, delivery_id))
+
     def match_game_over(self, match_id: str, game_id: str):
         self.live.submit(lambda: tasks.advance_match(self.services, match_id))
 
     def queue_depths(self) -> dict[str, int]:
-        return {"in-process live moves": self.live.work.qsize(), "in-process matches": self.match_work.work.qsize()}
+        return {"in-process live moves": self.live.work.qsize(), "in-process matches": self.match_work.work.qsize(),
+                "in-process webhooks": self.webhook_work.work.qsize()}
 
     def match_game(self, match_id: str, index: int):
         with self._lock:

@@ -28,3 +28,8 @@ def advance_match(services, match_id: str) -> bool:
     with JOB_SECONDS.labels("match_advance").time():
         services.matches.advance(match_id)
         return True
+
+
+def deliver_webhook(services, app_id: str, delivery_id: str) -> bool:
+    with JOB_SECONDS.labels("webhook").time():
+        return services.webhooks.attempt(app_id, delivery_id)

@@ -9,6 +9,7 @@ import secrets
 import time
 
 from ..accounts.ladders import Ladders, pool_of, pools
+from ..apps.scope import app_of, in_app, unscoped
 from ..engine.rules import PRESETS
 from ..errors import InvalidRequest, TicketExists, TicketNotFound
 from ..players.service import PlayerService, entrant_of
@@ -38,7 +39,7 @@ class Matchmaker:
         preset, players = request["rules"], request["players"]
         if players not in PRESETS[preset].player_counts():
             raise InvalidRequest(f"players: the {preset} preset does not deal to {players}", field="players")
-        pool = pool_of(preset, players)
+        pool = in_app(app_of(player_id), pool_of(preset, players))  # an app's players meet each other only
         if ticket_id is not None and self.store.ticket(pool, f"{pool}.{ticket_id}") is not None:
             return self.ticket(f"{pool}.{ticket_id}", player_id)
         ticket_id = f"{pool}.{ticket_id or secrets.token_urlsafe(12)}"
@@ -49,15 +50,15 @@ class Matchmaker:
                   "deadline": int((now + request["max_wait_seconds"]) * 1000), "bot_fill": request.get("bot_fill"),
                   "rated": request["rated"]}
         kind, found = self.store.submit(pool, self._grouping(pool, request["max_wait_seconds"]), ticket,
-                                        secrets.token_urlsafe(16))
+                                        in_app(app_of(pool), secrets.token_urlsafe(16)))
         if kind == "exists":
-            raise TicketExists(f"you have a ticket waiting in {pool} already: {found}", ticket_id=found)
+            raise TicketExists(f"you have a ticket waiting in {unscoped(pool)} already: {found}", ticket_id=found)
         if kind == "matched":
             self._make(pool, found)
         return self.ticket(ticket_id, player_id)
 
     def _grouping(self, pool: str, max_wait_seconds: float = 0) -> list:
-        preset, _, players = pool.rpartition("-")
+        preset, _, players = unscoped(pool).rpartition("-")
         teams = PRESETS[preset].teams and players == "4"
         ttl = int(max_wait_seconds) + GROUP_TTL
         return [int(time.time() * 1000), int(players), BASE_WINDOW, WIDEN_PER_SECOND, WIDEST_WINDOW,
@@ -66,7 +67,7 @@ class Matchmaker:
     def ticket(self, ticket_id: str, player_id: str) -> dict:
         """A ticket as its player sees it; a matched one's game is made if it is not yet."""
         pool = pool_of_ticket(ticket_id)
-        found = self.store.ticket(pool, ticket_id) if pool in pools() else None
+        found = self.store.ticket(pool, ticket_id) if unscoped(pool) in pools() else None
         if found is None or found["player"] != player_id:
             raise TicketNotFound(f"no ticket {ticket_id} of yours")
         if found["status"] == "matched" and self.games.find(found["game_id"]) is None:
@@ -88,7 +89,7 @@ class Matchmaker:
         done = 0
         for queue in self.store.queues():
             pool = queue.rpartition(":")[0]
-            game_ids = [secrets.token_urlsafe(16) for _ in range(GAME_IDS_PER_SWEEP)]
+            game_ids = [in_app(app_of(pool), secrets.token_urlsafe(16)) for _ in range(GAME_IDS_PER_SWEEP)]
             for outcome in self.store.sweep(queue, self._grouping(pool), game_ids):
                 done += 1
                 if outcome[0] == "matched":
@@ -107,7 +108,7 @@ class Matchmaker:
     def _make(self, pool: str, group: dict):
         """The group's game, created once whoever comes first (its id is the group's), then each
         player told `matched`."""
-        preset, _, players = pool.rpartition("-")
+        preset, _, players = unscoped(pool).rpartition("-")
         seats, owners = [], {}
         for seat, entry in enumerate(group["seats"]):
             if "player" in entry:
@@ -126,6 +127,7 @@ class Matchmaker:
 
 
 def _public(ticket_id: str, pool: str, found: dict) -> dict:
+    pool = unscoped(pool)
     preset, _, players = pool.rpartition("-")
     waited = max(0.0, time.time() - int(found["created"]) / 1000)
     return {"id": ticket_id, "status": found["status"], "pool": pool, "rules": preset, "players": int(players),

@@ -31,6 +31,11 @@ class Config:
                           "description": "the seat token from createGame or claimSeat"},
             "botToken": {"type": "http", "scheme": "bearer",
                          "description": "a registered bot's token from createBot"},
+            "appKey": {"type": "apiKey", "in": "header", "name": "X-Ronda-App",
+                       "description": "an app's key: every request that sends it acts within that app (its "
+                                      "players, games, lists, tickets and ladders); without it, the public app"},
+            "operatorKey": {"type": "http", "scheme": "bearer",
+                            "description": "the deployment's RONDA_OPERATOR_KEY, for /admin/apps"},
             "playerToken": {"type": "http", "scheme": "bearer",
                             "description": "a player's token from createPlayer: acts for every seat of the "
                                            "player's, from any device"}}},
@@ -87,6 +92,29 @@ class Config:
     # Comma-separated browser origins allowed to call the API, or "*"; empty: no CORS headers.
     CORS_ORIGINS: ClassVar[list[str]] = [
         origin.strip() for origin in os.environ.get("RONDA_CORS_ORIGINS", "").split(",") if origin.strip()]
+    # Apps (docs/apps.md). The operator's key guards /admin/apps; unset, the admin API answers 401
+    # and apps are made with `ronda apps create`. A new app's quotas unless its operator sets them,
+    # and the public app's (requests without X-Ronda-App); 0: none.
+    OPERATOR_KEY = os.environ.get("RONDA_OPERATOR_KEY") or None
+    APP_REQUESTS_PER_MINUTE = int(os.environ.get("RONDA_APP_REQUESTS_PER_MINUTE", 60_000))
+    APP_LIVE_GAMES = int(os.environ.get("RONDA_APP_LIVE_GAMES", 10_000))
+    APP_PLAYERS = int(os.environ.get("RONDA_APP_PLAYERS", 100_000))
+    PUBLIC_REQUESTS_PER_MINUTE = int(os.environ.get("RONDA_PUBLIC_REQUESTS_PER_MINUTE", 0))
+    PUBLIC_LIVE_GAMES = int(os.environ.get("RONDA_PUBLIC_LIVE_GAMES", 0))
+    PUBLIC_PLAYERS = int(os.environ.get("RONDA_PUBLIC_PLAYERS", 0))
+    # How long a rotated key keeps working, by default (`ronda apps rotate --grace`).
+    APP_KEY_GRACE_SECONDS = int(os.environ.get("RONDA_APP_KEY_GRACE_SECONDS", 24 * 3600))
+    # Webhooks: the wait before each retry of a failed delivery (Standard Webhooks' schedule: about
+    # a day in all), an attempt's timeout, and how long an attempt holds its delivery before the
+    # sweep tries again (a worker killed under it).
+    WEBHOOK_RETRY_SECONDS: ClassVar[list[float]] = [float(seconds) for seconds in os.environ.get(
+        "RONDA_WEBHOOK_RETRY_SECONDS", "5,300,1800,7200,18000,36000,36000").split(",")]
+    WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("RONDA_WEBHOOK_TIMEOUT_SECONDS", 10))
+    WEBHOOK_LEASE_SECONDS = float(os.environ.get("RONDA_WEBHOOK_LEASE_SECONDS", 60))
+    # Correspondence play: a human's turn timer may run up to 14 days; a `turn_reminder` is sent
+    # when this fraction of a turn of at least TURN_REMINDER_MIN_SECONDS has passed (0: never).
+    TURN_REMINDER_FRACTION = float(os.environ.get("RONDA_TURN_REMINDER_FRACTION", 0.75))
+    TURN_REMINDER_MIN_SECONDS = float(os.environ.get("RONDA_TURN_REMINDER_MIN_SECONDS", 3600))
     SSE_KEEPALIVE_SECONDS = float(os.environ.get("RONDA_SSE_KEEPALIVE_SECONDS", 15))
 
 

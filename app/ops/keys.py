@@ -7,6 +7,8 @@ games are split in buckets, each a key of its own, so on a cluster they spread o
 
 import zlib
 
+from ..apps.scope import PUBLIC_APP
+
 
 def state_key(game_id: str) -> str:
     return f"{{game:{game_id}}}:state"
@@ -155,8 +157,9 @@ def bucket_of(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
 
 
-def status_index_key(status: str, bucket: int) -> str:
-    return f"games:status:{status}:{bucket}"
+def status_index_key(status: str, bucket: int, app_id: str = PUBLIC_APP) -> str:
+    """An app's games by status (the public app's keep their first names)."""
+    return f"games:status:{status}:{bucket}" if app_id == PUBLIC_APP else f"games:status:{app_id}:{status}:{bucket}"
 
 
 def due_moves_key(bucket: int) -> str:
@@ -166,3 +169,47 @@ def due_moves_key(bucket: int) -> str:
 def window_count_key(name: str, window: int) -> str:
     """A rate-limit budget's count in one minute's window (`name`: its scope and whom it counts)."""
     return f"ratelimit:{name}:{window}"
+
+
+# ----- apps (app/apps/) ----------------------------------------------------------------------------
+APPS_KEY = "apps:all"  # every app's id -> when it was created (ms)
+
+
+def app_key(app_id: str) -> str:
+    """An app's document: name, quotas, key hashes (current, and the previous one in its grace)."""
+    return f"{{app:{app_id}}}:doc"
+
+
+def app_players_key(app_id: str) -> str:
+    """How many players the app has made (its players quota)."""
+    return f"{{app:{app_id}}}:players"
+
+
+def webhooks_key(app_id: str) -> str:
+    """An app's webhook endpoints (endpoint id -> endpoint), in the app's slot."""
+    return f"{{app:{app_id}}}:webhooks"
+
+
+def delivery_key(app_id: str, delivery_id: str) -> str:
+    """One delivery of one message to one endpoint: its payload, status and attempts."""
+    return f"{{app:{app_id}}}:delivery:{delivery_id}"
+
+
+def deliveries_key(app_id: str, endpoint_id: str) -> str:
+    """An endpoint's deliveries (delivery id -> created, ms), newest last: its listing."""
+    return f"{{app:{app_id}}}:deliveries:{endpoint_id}"
+
+
+def delivery_counts_key(app_id: str) -> str:
+    """An app's deliveries by status now (pending, failed, delivered): its /metrics."""
+    return f"{{app:{app_id}}}:delivery_counts"
+
+
+def deliveries_due_key(bucket: int) -> str:
+    """Deliveries to attempt (`<app id>/<delivery id>` -> when, ms): the webhook sweep's, in buckets."""
+    return f"webhooks:due:{bucket}"
+
+
+def reminders_due_key(bucket: int) -> str:
+    """Turn reminders owed (`<game id>/<version>` -> when, ms): a long turn's nudge before its timer."""
+    return f"games:reminders_due:{bucket}"

@@ -27,6 +27,11 @@ OPEN_STREAMS = Gauge("ronda_open_streams", "Event streams open now", multiproces
 QUEUE_DEPTH = Gauge("ronda_queue_depth", "Jobs waiting, by queue", ["queue"], multiprocess_mode="mostrecent")
 BOT_MOVE_SECONDS = Histogram("ronda_bot_move_latency_seconds", "From the write that made a bot's move due to the "
                              "bot's own write", buckets=SECONDS)
+APP_REQUESTS = Counter("ronda_app_requests_total", "Requests made in each app (public: without an app key)", ["app"])
+APP_LIVE_GAMES = Gauge("ronda_app_live_games", "Open and active games of each app", ["app"],
+                       multiprocess_mode="mostrecent")
+APP_DELIVERIES = Gauge("ronda_app_webhook_deliveries", "Each app's webhook deliveries now pending or failed",
+                       ["app", "status"], multiprocess_mode="mostrecent")
 JOB_SECONDS = Histogram("ronda_job_duration_seconds", "Worker jobs, by kind", ["job"], buckets=SECONDS)
 
 

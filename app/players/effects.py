@@ -5,6 +5,7 @@ import logging
 import time
 
 from ..accounts.ladders import Ladders, pool_of
+from ..apps.scope import app_of, in_app
 from ..engine import game_from_dict
 from ..games.records import ACTIVE, FINISHED, Written, settles
 from ..games.store import GameMissing
@@ -21,8 +22,9 @@ def seat_players(doc, with_those_who_left: bool = False) -> list[tuple[int, str]
 
 
 class TellPlayers:
-    """`your_turn` for each version that awaits a player's seat, `seat_taken` when someone else sits
-    down, `game_over` at the end: into each player's inbox (their one stream for all their games)."""
+    """`your_turn` for each version that awaits a player's seat, `turn_timeout` when a timer's bot
+    played for it, `seat_taken` when someone else sits down, `game_over` at the end: into each
+    player's inbox (their one stream for all their games) and their app's webhooks."""
 
     def __init__(self, players: PlayerService):
         self.players = players
@@ -40,6 +42,11 @@ class TellPlayers:
                                                 "scores": doc["engine"]["scores"]})
             return
         for event in written.events:
+            if event["type"] == "turn_timeout":
+                for seat, player_id in seated:
+                    if seat == event["seat"]:
+                        self.players.notify(player_id, {"type": "turn_timeout", **base, "seat": seat,
+                                                        "bot": event["bot"]})
             if event["type"] == "seat_taken":
                 for seat, player_id in seated:
                     if seat != event["seat"]:
@@ -51,6 +58,41 @@ class TellPlayers:
                 if seat in awaiting:
                     self.players.notify(player_id, {"type": "your_turn", **base, "seat": seat,
                                                     "deadline": doc.get("move_due_at")})
+
+
+class RemindPlayers:
+    """A long turn of a player's (correspondence play) gets a `turn_reminder` once `fraction` of it
+    has passed: noted at the write that starts the turn, sent by the sweep (`remind_due`) if the
+    game still awaits that version then."""
+
+    def __init__(self, store, players: PlayerService, fraction: float, min_seconds: float):
+        self.store, self.players, self.fraction, self.min_seconds = store, players, fraction, min_seconds
+
+    def __call__(self, written: Written):
+        if written.owed is None or written.owed[0] != "timer" or not self.fraction:
+            return
+        seconds = written.owed[1]
+        if seconds >= self.min_seconds and seat_players(written.doc):
+            self.store.note_reminder(written.doc["id"], written.version, time.time() + self.fraction * seconds)
+
+    def remind_due(self, limit: int = 1000) -> int:
+        sent = 0
+        for game_id, version in self.store.take_reminders_due(time.time(), limit):
+            try:
+                current, doc = self.store.load(game_id)
+            except GameMissing:
+                continue
+            if current != version or doc["status"] != ACTIVE:
+                continue  # the turn was played meanwhile
+            awaiting = set(game_from_dict(doc["engine"], record_events=False).awaiting())
+            for seat, player_id in seat_players(doc):
+                if seat in awaiting:
+                    sent += 1
+                    self.players.notify(player_id, {
+                        "type": "turn_reminder", "game_id": game_id, "version": version, "seat": seat,
+                        "deadline": doc.get("move_due_at"),
+                        "seconds_left": max(0.0, round((doc.get("move_due_at") or 0) - time.time(), 1))})
+        return sent
 
 
 class Settlement:
@@ -72,7 +114,8 @@ class Settlement:
         if doc.get("rated"):
             results = rating_results(doc, game)
             if results:
-                self.ladders.rate(pool_of(doc["rules"]["preset"], doc["players"]), doc["id"], results)
+                pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players"]))
+                self.ladders.rate(pool, doc["id"], results)
         self.store.forget_settlement(doc["id"])
 
     def settle_noted(self, older_than_seconds: float, limit: int = 1000) -> int:

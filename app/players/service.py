@@ -8,6 +8,8 @@ import time
 
 from ..accounts.ladders import Ladders, pools, record
 from ..accounts.tokens import AccountTokens
+from ..apps.scope import PUBLIC_APP, app_of, in_app
+from ..apps.webhooks import WebhookService
 from ..errors import InvalidToken, PlayerNotFound
 from ..games.seats import token_digest
 from ..ops.connection import StoreUnavailable
@@ -23,16 +25,19 @@ def entrant_of(player_id: str) -> str:
 
 
 class PlayerService:
-    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
-        self.store, self.ladders = store, ladders
+    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes, webhooks: WebhookService):
+        self.store, self.ladders, self.webhooks = store, ladders, webhooks
         self.utc_now = utc_now
         self.tokens = AccountTokens(secret, "player", TOKEN_PREFIX)
 
-    def register(self, name: str, player_id: str | None = None) -> tuple[dict, str]:
-        """A new player. `player_id`, when given, is the same for every retry of one request."""
-        if player_id is not None and (existing := self.store.load(player_id)) is not None:
+    def register(self, name: str, player_id: str | None = None, app_id: str = PUBLIC_APP,
+                 admit=lambda: None) -> tuple[dict, str]:
+        """A new player of app `app_id` (`admit()` counts it against the app's quota first).
+        `player_id`, when given, is the same for every retry of one request."""
+        player_id = in_app(app_id, player_id or secrets.token_urlsafe(9))
+        if (existing := self.store.load(player_id)) is not None:
             return self.public(existing["id"]), self.tokens.derive(existing["id"], existing["token_salt"])
-        player_id = player_id or secrets.token_urlsafe(9)
+        admit()
         salt = secrets.token_hex(16)
         token = self.tokens.derive(player_id, salt)
         doc = {"id": player_id, "name": name, "token_salt": salt, "token_hash": token_digest(token),
@@ -61,15 +66,15 @@ class PlayerService:
     def public(self, player_id: str) -> dict:
         """What anyone may read of a player: name, finished games and wins, a rating per pool played."""
         doc = self._load(player_id)
-        entrant = entrant_of(player_id)
+        entrant, app_id = entrant_of(player_id), app_of(player_id)
         rated = [{"pool": pool, **record(found[entrant])} for pool in pools()
-                 for found in (self.ladders.store.records(pool, [entrant]),) if entrant in found]
+                 for found in (self.ladders.store.records(in_app(app_id, pool), [entrant]),) if entrant in found]
         return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "entrant": entrant,
                 **self.store.record(player_id), "ratings": rated}
 
-    def leaderboard(self, pool: str, offset: int, limit: int) -> tuple[list[dict], int]:
-        """A page of a pool's ladder, each entrant named: a player by their name, a bot by its kind."""
-        rows, total = self.ladders.board(pool, offset, limit)
+    def leaderboard(self, pool: str, offset: int, limit: int, app_id: str = PUBLIC_APP) -> tuple[list[dict], int]:
+        """A page of an app's ladder of a pool, each entrant named: a player by their name, a bot by its kind."""
+        rows, total = self.ladders.board(in_app(app_id, pool), offset, limit)
         for row in rows:
             player_id = row["entrant"].removeprefix(PLAYER_PREFIX) if row["entrant"].startswith(PLAYER_PREFIX) else None
             doc = self.store.load(player_id) if player_id else None
@@ -93,12 +98,15 @@ class PlayerService:
         return self.store.count_game(player_id, game_id, won)
 
     def notify(self, player_id: str, notice: dict):
-        """Put a notice in a player's inbox (their stream and long poll read it). If the store fails,
-        the game itself still says what happened when read."""
+        """Put a notice in a player's inbox (their stream and long poll read it), and send it to their
+        app's webhooks that take its type. If the store fails, the game itself still says what
+        happened when read."""
+        notice = {**notice, "at": time.time()}
         try:
-            self.store.notify(player_id, {**notice, "at": time.time()})
+            self.store.notify(player_id, notice)
         except StoreUnavailable:
             log.warning("could not tell player %s of %s", player_id, notice["type"])
+        self.webhooks.publish(app_of(player_id), notice["type"], {"player_id": player_id, **notice})
 
     def inbox_after(self, player_id: str, after: str) -> list[dict]:
         return [{"id": entry_id, **notice} for entry_id, notice in self.store.inbox_after(player_id, after)]

@@ -1,0 +1,258 @@
+"""/admin/apps (the operator's, with the operator key) and /apps/me (an app's own, with its key in
+X-Ronda-App): apps, their keys and quotas, and their signed webhooks (docs/apps.md)."""
+
+import hmac
+
+from flask import current_app, url_for
+from flask.views import MethodView
+from marshmallow import Schema, fields, validate
+
+from ..apps.scope import PUBLIC_APP
+from ..apps.webhooks import EVENT_TYPES
+from ..errors import InvalidAppKey, OperatorOnly
+from .common import Blueprint, bearer_token, documents_problems, services
+from .schemas import NAME, Answer, Integer
+from .tenancy import APP_HEADER, current_app_id
+
+admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",
+                      description="The operator's: apps, their keys and quotas (Authorization: Bearer <operator key>)")
+blp = Blueprint("apps", __name__, url_prefix="/apps/me",
+                description="An app's own: its quotas and use, and its signed webhooks (X-Ronda-App: <app key>)")
+OPERATOR = [{"operatorKey": []}]
+APP_KEY = [{"appKey": []}]
+
+
+class Quotas(Answer):
+    requests_per_minute = fields.Integer(required=True, metadata={"description": "0: none"})
+    live_games = fields.Integer(required=True, metadata={"description": "open and active games at once; 0: none"})
+    players = fields.Integer(required=True, metadata={"description": "players made in the app; 0: none"})
+
+
+class QuotasRequest(Schema):
+    requests_per_minute = Integer(validate=validate.Range(min=0))
+    live_games = Integer(validate=validate.Range(min=0))
+    players = Integer(validate=validate.Range(min=0))
+
+
+class AppKeyState(Answer):
+    expires_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "null: the current key; else a rotated key's end of grace (seconds since the epoch)"})
+
+
+class App(Answer):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created_at = fields.String(required=True)
+    revoked_at = fields.String(allow_none=True, required=True)
+    quotas = fields.Nested(Quotas, required=True)
+    players = fields.Integer(required=True, metadata={"description": "players made so far"})
+    keys = fields.List(fields.Nested(AppKeyState), required=True, metadata={"description": "the keys valid now"})
+
+
+class AppWithKey(Answer):
+    app = fields.Nested(App, required=True)
+    key = fields.String(required=True, metadata={
+        "description": f"shown once: the app's clients send it as {APP_HEADER}"})
+
+
+class CreateAppRequest(Schema):
+    name = fields.String(required=True, validate=[validate.Length(min=1), NAME])
+    quotas = fields.Nested(QuotasRequest, load_default=dict)
+
+
+class RotateRequest(Schema):
+    grace_seconds = Integer(load_default=None, validate=validate.Range(min=0, max=30 * 86400), metadata={
+        "description": "how long the key being replaced still works (default RONDA_APP_KEY_GRACE_SECONDS, a day)"})
+
+
+class AppUse(Answer):
+    app = fields.Nested(App, required=True)
+    live_games = fields.Integer(required=True)
+    deliveries = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True, metadata={
+        "description": "webhook deliveries by status now: pending, delivered, failed"})
+
+
+class WebhookRequest(Schema):
+    url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False)
+    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), required=True,
+                         validate=validate.Length(min=1), metadata={"description": ", ".join(EVENT_TYPES)})
+
+
+class WebhookEndpoint(Answer):
+    id = fields.String(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(), required=True)
+    created_at = fields.String(required=True)
+
+
+class WebhookEndpointCreated(WebhookEndpoint):
+    secret = fields.String(required=True, metadata={
+        "description": "whsec_…, shown once: verify each delivery's webhook-signature with a standardwebhooks library"})
+
+
+class DeliveryAttempt(Answer):
+    at = fields.String(required=True)
+    seconds = fields.Float(required=True)
+    status_code = fields.Integer(allow_none=True, required=True, metadata={"description": "null: no answer"})
+    error = fields.String()
+
+
+class Delivery(Answer):
+    id = fields.String(required=True, metadata={"description": "the webhook-id header, the same on every attempt"})
+    endpoint_id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(("pending", "delivered", "failed")))
+    created_at = fields.String(required=True)
+    next_attempt_at = fields.String(allow_none=True, required=True)
+    attempts = fields.List(fields.Nested(DeliveryAttempt), required=True)
+    payload = fields.Dict(required=True, metadata={"description": "the body sent: {type, timestamp, data}"})
+
+
+def operator():
+    configured = current_app.config["OPERATOR_KEY"]
+    if not configured or not hmac.compare_digest(bearer_token() or "", configured):
+        raise OperatorOnly("send 'Authorization: Bearer <operator key>' (RONDA_OPERATOR_KEY)")
+
+
+def own_app() -> str:
+    app_id = current_app_id()
+    if app_id == PUBLIC_APP:
+        raise InvalidAppKey(f"send '{APP_HEADER}: <app key>': the public app has no settings of its own")
+    return app_id
+
+
+@admin_blp.route("")
+class Apps(MethodView):
+    @admin_blp.doc(operationId="createApp", security=OPERATOR)
+    @admin_blp.arguments(CreateAppRequest, example={"name": "Cafe Ronda", "quotas": {"live_games": 500}})
+    @admin_blp.response(201, AppWithKey, description="The app; its key is shown only here")
+    @documents_problems(admin_blp, 401, 422, rate_limited=False)
+    def post(self, body):
+        """Make an app (also `ronda apps create NAME`)"""
+        operator()
+        app, key = services().apps.create(body["name"], body["quotas"])
+        return {"app": app, "key": key}, {"Location": url_for("admin.AppResource", app_id=app["id"])}
+
+    @admin_blp.doc(operationId="listApps", security=OPERATOR)
+    @admin_blp.response(200, App(many=True))
+    @documents_problems(admin_blp, 401, rate_limited=False)
+    def get(self):
+        """Every app"""
+        operator()
+        return services().apps.list()
+
+
+@admin_blp.route("/<app_id>")
+class AppResource(MethodView):
+    @admin_blp.doc(operationId="getApp", security=OPERATOR)
+    @admin_blp.response(200, App)
+    @documents_problems(admin_blp, 401, 404, rate_limited=False)
+    def get(self, app_id):
+        """An app"""
+        operator()
+        return services().apps.show(app_id)
+
+
+@admin_blp.route("/<app_id>/rotate")
+class RotateKey(MethodView):
+    @admin_blp.doc(operationId="rotateAppKey", security=OPERATOR)
+    @admin_blp.arguments(RotateRequest)
+    @admin_blp.response(200, AppWithKey, description="The new key, shown only here")
+    @documents_problems(admin_blp, 401, 404, 422, rate_limited=False)
+    def post(self, body, app_id):
+        """A new key; the old one works for its grace period"""
+        operator()
+        grace = body["grace_seconds"]
+        app, key = services().apps.rotate(app_id, current_app.config["APP_KEY_GRACE_SECONDS"]
+                                          if grace is None else grace)
+        return {"app": app, "key": key}
+
+
+@admin_blp.route("/<app_id>/revoke")
+class RevokeApp(MethodView):
+    @admin_blp.doc(operationId="revokeApp", security=OPERATOR)
+    @admin_blp.response(200, App)
+    @documents_problems(admin_blp, 401, 404, rate_limited=False)
+    def post(self, app_id):
+        """End every key of an app at once (its games and players stay, out of reach)"""
+        operator()
+        return services().apps.revoke(app_id)
+
+
+@blp.route("")
+class Me(MethodView):
+    @blp.doc(operationId="getMyApp", security=APP_KEY)
+    @blp.response(200, AppUse)
+    @documents_problems(blp, 401)
+    def get(self):
+        """Your app: its quotas, players, live games and webhook deliveries by status"""
+        app_id = own_app()
+        return {"app": services().apps.show(app_id), "live_games": services().store.live_count(app_id),
+                "deliveries": services().webhooks.counts(app_id)}
+
+
+@blp.route("/webhooks")
+class Webhooks(MethodView):
+    @blp.doc(operationId="createWebhook", security=APP_KEY)
+    @blp.arguments(WebhookRequest, example={"url": "https://example.com/ronda-hook",
+                                            "events": ["your_turn", "game_over"]})
+    @blp.response(201, WebhookEndpointCreated, description="The endpoint; its secret is shown only here")
+    @documents_problems(blp, 401, 422)
+    def post(self, body):
+        """Register an endpoint for your players' events, signed by Standard Webhooks
+
+        Each delivery is a POST of `{type, timestamp, data}` with `webhook-id`, `webhook-timestamp`
+        and `webhook-signature` headers: verify it with a `standardwebhooks` library and the
+        secret. At least once (drop repeats by webhook-id), retried for about a day.
+        """
+        endpoint = services().webhooks.register(own_app(), body["url"], body["events"])
+        return endpoint, {"Location": url_for("apps.WebhookResource", endpoint_id=endpoint["id"])}
+
+    @blp.doc(operationId="listWebhooks", security=APP_KEY)
+    @blp.response(200, WebhookEndpoint(many=True))
+    @documents_problems(blp, 401)
+    def get(self):
+        """Your endpoints"""
+        return services().webhooks.endpoints(own_app())
+
+
+@blp.route("/webhooks/<endpoint_id>")
+class WebhookResource(MethodView):
+    @blp.doc(operationId="getWebhook", security=APP_KEY)
+    @blp.response(200, WebhookEndpoint)
+    @documents_problems(blp, 401, 404)
+    def get(self, endpoint_id):
+        """An endpoint"""
+        return services().webhooks.endpoint(own_app(), endpoint_id)
+
+    @blp.doc(operationId="deleteWebhook", security=APP_KEY)
+    @blp.response(204)
+    @documents_problems(blp, 401, 404)
+    def delete(self, endpoint_id):
+        """Remove an endpoint (its pending deliveries fail)"""
+        services().webhooks.remove(own_app(), endpoint_id)
+        return ""
+
+
+@blp.route("/webhooks/<endpoint_id>/deliveries")
+class Deliveries(MethodView):
+    @blp.doc(operationId="listDeliveries", security=APP_KEY)
+    @blp.response(200, Delivery(many=True))
+    @blp.paginate()
+    @documents_problems(blp, 401, 404)
+    def get(self, endpoint_id, pagination_parameters):
+        """An endpoint's deliveries, newest first, each with its attempts (paginated)"""
+        found, total = services().webhooks.deliveries(own_app(), endpoint_id, pagination_parameters.first_item,
+                                                      pagination_parameters.page_size)
+        pagination_parameters.item_count = total
+        return found
+
+
+@blp.route("/webhooks/<endpoint_id>/deliveries/<delivery_id>/resend")
+class Resend(MethodView):
+    @blp.doc(operationId="resendDelivery", security=APP_KEY)
+    @blp.response(202, Delivery, description="Queued again, with the same webhook-id")
+    @documents_problems(blp, 401, 404)
+    def post(self, endpoint_id, delivery_id):
+        """Send a delivery again (a failed one, or one your server lost)"""
+        return services().webhooks.resend(own_app(), endpoint_id, delivery_id)

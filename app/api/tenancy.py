@@ -1,0 +1,47 @@
+"""Which app a request acts in, and keeping it there: `X-Ronda-App: <app key>` names the app
+(none: the public app). Every game, player and ticket named in the path, and every player token
+sent, must be the app's (a name carries its app, app/apps/scope.py): another app's is a 404 (a
+token, a 401), as if it did not exist. No read of the store: the app's key is checked against its
+app, remembered for two seconds (app/apps/service.py)."""
+
+from flask import g, request
+
+from ..apps.scope import PUBLIC_APP, app_of
+from ..errors import GameNotFound, InvalidToken, PlayerNotFound, TicketNotFound
+from ..ops import metrics
+from ..players.service import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
+from .common import bearer_token, services
+
+APP_HEADER = "X-Ronda-App"
+SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket_id": TicketNotFound}
+
+
+def current_app_id() -> str:
+    return g.get("app_id", PUBLIC_APP)
+
+
+def install(app, outside_apps):
+    """Before every request (and before its rate limits, which count the app's budget) except
+    those of `outside_apps`' blueprints (probes, the operator's, the web client's pages)."""
+    outside = {blueprint.name for blueprint in outside_apps}
+
+    @app.before_request
+    def enter_app():
+        if request.blueprint in outside or request.method == "OPTIONS":
+            return
+        app_id = g.app_id = services().apps.app_of_key(request.headers.get(APP_HEADER))
+        metrics.APP_REQUESTS.labels(app_id).inc()
+        for name, not_found in SCOPED_PATH_IDS.items():
+            scoped = (request.view_args or {}).get(name)
+            if scoped is not None and app_of(scoped) != app_id:
+                raise not_found(f"no {name.removesuffix('_id')} {scoped} in this app")
+        token = bearer_token()
+        if token and token.startswith(PLAYER_TOKEN_PREFIX) and \
+                app_of(token[len(PLAYER_TOKEN_PREFIX):].split(".", 1)[0]) != app_id:
+            raise InvalidToken(f"this player token belongs to another app: send its app's {APP_HEADER}")
+
+
+def admit_game():
+    """The request's app may start one more game (its live games quota)."""
+    app_id = current_app_id()
+    services().apps.admit_game(app_id, lambda: services().store.live_count(app_id))

@@ -1,0 +1,103 @@
+"""Webhook endpoints and deliveries in Redis. An app's endpoints, deliveries and their counts share
+the app's slot, so a delivery's change of status and its count move in one script; the deliveries
+due for an attempt are indexed in buckets of their own (the sweep's), noted before the delivery."""
+
+import json
+import zlib
+
+from ..ops.connection import RedisClient
+from ..ops.keys import (INDEX_BUCKETS, deliveries_due_key, deliveries_key, delivery_counts_key, delivery_key,
+                        webhooks_key)
+
+DELIVERY_TTL = 8 * 24 * 3600  # a delivery is kept a week past its day of retries
+LISTED_DELIVERIES = 1000  # an endpoint lists its newest deliveries, this many
+
+# KEYS: delivery hash, counts hash. ARGV: expected status ('' for a new delivery), new status,
+# document, ttl. The change and its count stand together, once: a second attempt of the same
+# delivery (at least once) finds the status moved on and changes nothing.
+_MOVE = """
+local current = redis.call('HGET', KEYS[1], 'status') or ''
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'doc', ARGV[3])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+if current ~= ARGV[2] then
+  if current ~= '' then redis.call('HINCRBY', KEYS[2], current, -1) end
+  redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
+end
+return 1
+"""
+
+
+def _due_member(app_id: str, delivery_id: str) -> str:
+    return f"{app_id}/{delivery_id}"
+
+
+def _due_key(delivery_id: str) -> str:
+    return deliveries_due_key(zlib.crc32(delivery_id.encode()) % INDEX_BUCKETS)
+
+
+class WebhookStore:
+    def __init__(self, client: RedisClient):
+        self.redis = client
+        self._move = client.register_script(_MOVE)
+
+    # ----- endpoints ---------------------------------------------------------------------------
+    def endpoints(self, app_id: str) -> dict[str, dict]:
+        return {key.decode(): json.loads(value) for key, value in self.redis.hgetall(webhooks_key(app_id)).items()}
+
+    def save_endpoint(self, app_id: str, endpoint: dict):
+        self.redis.hset(webhooks_key(app_id), endpoint["id"], json.dumps(endpoint))
+
+    def remove_endpoint(self, app_id: str, endpoint_id: str) -> bool:
+        return bool(self.redis.hdel(webhooks_key(app_id), endpoint_id))
+
+    # ----- deliveries --------------------------------------------------------------------------
+    def add_delivery(self, app_id: str, delivery: dict, due_ms: int):
+        """Noted as due first (the sweep attempts it even if what follows fails), then kept."""
+        self.redis.zadd(_due_key(delivery["id"]), {_due_member(app_id, delivery["id"]): due_ms})
+        self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
+                   args=["", delivery["status"], json.dumps(delivery), DELIVERY_TTL])
+        listing = deliveries_key(app_id, delivery["endpoint_id"])
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zadd(listing, {delivery["id"]: delivery["created_ms"]})
+        pipe.zremrangebyrank(listing, 0, -LISTED_DELIVERIES - 1)
+        pipe.expire(listing, DELIVERY_TTL)
+        pipe.execute()
+
+    def delivery(self, app_id: str, delivery_id: str) -> dict | None:
+        found = self.redis.hget(delivery_key(app_id, delivery_id), "doc")
+        return json.loads(found) if found else None
+
+    def move(self, app_id: str, delivery: dict, expected_status: str) -> bool:
+        """Write the delivery with its new status if it still has `expected_status`."""
+        return bool(self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
+                               args=[expected_status, delivery["status"], json.dumps(delivery), DELIVERY_TTL]))
+
+    def listed(self, app_id: str, endpoint_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        listing = deliveries_key(app_id, endpoint_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zcard(listing)
+        pipe.zrevrange(listing, offset, offset + limit - 1)
+        total, ids = pipe.execute()
+        pipe = self.redis.pipeline(transaction=False)
+        for delivery_id in ids:
+            pipe.hget(delivery_key(app_id, delivery_id.decode()), "doc")
+        return [json.loads(doc) for doc in pipe.execute() if doc], total
+
+    def counts(self, app_id: str) -> dict[str, int]:
+        return {key.decode(): int(value) for key, value in self.redis.hgetall(delivery_counts_key(app_id)).items()}
+
+    # ----- what is due -------------------------------------------------------------------------
+    def schedule(self, app_id: str, delivery_id: str, due_ms: int):
+        self.redis.zadd(_due_key(delivery_id), {_due_member(app_id, delivery_id): due_ms})
+
+    def unschedule(self, app_id: str, delivery_id: str):
+        self.redis.zrem(_due_key(delivery_id), _due_member(app_id, delivery_id))
+
+    def due(self, now_ms: int, limit: int) -> list[tuple[str, str]]:
+        """(app id, delivery id) of the deliveries due by now, oldest first."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(deliveries_due_key(bucket), "-inf", now_ms, start=0, num=limit, withscores=True)
+        found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])[:limit]
+        return [tuple(member.decode().split("/", 1)) for member, _ in found]  # type: ignore[misc]

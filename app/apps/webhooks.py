@@ -1,0 +1,211 @@
+"""Signed webhooks by the Standard Webhooks spec (standardwebhooks.com), so an app's server checks
+a delivery with a published `standardwebhooks` library instead of code of its own.
+
+Every delivery carries `webhook-id` (the same on every attempt: a receiver drops repeats by it),
+`webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`
+under the endpoint's secret `whsec_<base64>`. The body is `{"type", "timestamp", "data"}`.
+
+Deliveries are at least once: each is noted as due before it is kept, attempted by an RQ job on
+a queue of its own (a slow endpoint never holds up a bot move), and an attempt under way holds it
+for `lease_seconds` only, so one cut off by a killed worker is attempted again by the sweep. A
+failed attempt is tried again after the next of `retry_seconds` (about a day in all, by
+default); after the last the delivery is kept as failed, and can be sent again.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import threading
+import time
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+
+from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
+from ..ops.connection import StoreUnavailable
+from .scope import PUBLIC_APP
+from .webhook_store import WebhookStore
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPES = ("your_turn", "turn_reminder", "turn_timeout", "game_over", "matched", "rematch_offered")
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+ENDPOINT_CACHE_SECONDS = 2.0
+MAX_ENDPOINTS = 10
+
+
+def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
+    """The `webhook-signature` value for one attempt (Standard Webhooks, scheme v1)."""
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    mac = hmac.new(key, f"{message_id}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
+    return f"v1,{base64.b64encode(mac).decode()}"
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a 3xx is the endpoint's answer (a failure), not a place to post again
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+class WebhookService:
+    def __init__(self, store: WebhookStore, dispatcher, utc_now, retry_seconds: list[float], timeout_seconds: float,
+                 lease_seconds: float):
+        self.store, self.dispatcher, self.utc_now = store, dispatcher, utc_now
+        self.retry_seconds, self.timeout_seconds, self.lease_seconds = retry_seconds, timeout_seconds, lease_seconds
+        self._cache: dict[str, tuple[float, dict]] = {}
+        self._lock = threading.Lock()
+
+    # ----- endpoints ---------------------------------------------------------------------------
+    def register(self, app_id: str, url: str, events: list[str]) -> dict:
+        """A new endpoint, with its secret (shown only here)."""
+        if len(self.store.endpoints(app_id)) >= MAX_ENDPOINTS:
+            raise InvalidRequest(f"an app has at most {MAX_ENDPOINTS} webhook endpoints", field="url")
+        endpoint = {"id": f"ep_{secrets.token_hex(8)}", "url": url, "events": sorted(set(events)),
+                    "secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
+                    "created_at": self.utc_now()}
+        self.store.save_endpoint(app_id, endpoint)
+        self._forget(app_id)
+        return endpoint
+
+    def endpoints(self, app_id: str) -> list[dict]:
+        return sorted((_public_endpoint(e) for e in self.store.endpoints(app_id).values()),
+                      key=lambda e: e["created_at"])
+
+    def endpoint(self, app_id: str, endpoint_id: str) -> dict:
+        found = self.store.endpoints(app_id).get(endpoint_id)
+        if found is None:
+            raise WebhookNotFound(f"no webhook endpoint {endpoint_id} in this app")
+        return _public_endpoint(found)
+
+    def remove(self, app_id: str, endpoint_id: str):
+        if not self.store.remove_endpoint(app_id, endpoint_id):
+            raise WebhookNotFound(f"no webhook endpoint {endpoint_id} in this app")
+        self._forget(app_id)
+
+    # ----- deliveries --------------------------------------------------------------------------
+    def publish(self, app_id: str, event_type: str, data: dict):
+        """One delivery to each of the app's endpoints that takes `event_type`. The public app has
+        none (it has no key to register them with). A store that fails loses this message only."""
+        if app_id == PUBLIC_APP or event_type not in EVENT_TYPES:
+            return
+        try:
+            endpoints = [e for e in self._endpoints(app_id).values() if event_type in e["events"]]
+            body = json.dumps({"type": event_type, "timestamp": _iso(time.time()), "data": data},
+                              separators=(",", ":"))
+            for endpoint in endpoints:
+                self._deliver(app_id, endpoint["id"], event_type, body)
+        except StoreUnavailable:
+            log.warning("could not note the %s webhook of app %s", event_type, app_id)
+
+    def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str):
+        now = time.time()
+        delivery = {"id": f"msg_{secrets.token_urlsafe(16)}", "endpoint_id": endpoint_id, "type": event_type,
+                    "payload": body, "status": PENDING, "attempts": [], "created_at": _iso(now),
+                    "created_ms": int(now * 1000), "next_attempt_at": now}
+        self.store.add_delivery(app_id, delivery, int((now + self.lease_seconds) * 1000))
+        self.dispatcher.deliver_webhook(app_id, delivery["id"], 0)
+
+    def deliveries(self, app_id: str, endpoint_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        self.endpoint(app_id, endpoint_id)
+        found, total = self.store.listed(app_id, endpoint_id, offset, limit)
+        return [_public_delivery(d) for d in found], total
+
+    def resend(self, app_id: str, endpoint_id: str, delivery_id: str) -> dict:
+        """Send a delivery again, whatever became of it, with its `webhook-id` (a new attempt)."""
+        delivery = self.store.delivery(app_id, delivery_id)
+        if delivery is None or delivery["endpoint_id"] != endpoint_id:
+            raise DeliveryNotFound(f"no delivery {delivery_id} of endpoint {endpoint_id}")
+        previous = delivery["status"]
+        delivery.update(status=PENDING, next_attempt_at=time.time(), resent=delivery.get("resent", 0) + 1)
+        if previous != PENDING:
+            self.store.move(app_id, delivery, previous)
+        self.store.schedule(app_id, delivery_id, int((time.time() + self.lease_seconds) * 1000))
+        self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]))
+        return _public_delivery(delivery)
+
+    def attempt(self, app_id: str, delivery_id: str) -> bool:
+        """One attempt of a pending delivery (an RQ job): True when the endpoint took it."""
+        delivery = self.store.delivery(app_id, delivery_id)
+        endpoint = self.store.endpoints(app_id).get(delivery["endpoint_id"]) if delivery else None
+        if delivery is None or delivery["status"] != PENDING:
+            self.store.unschedule(app_id, delivery_id)
+            return False
+        started = time.time()
+        self.store.schedule(app_id, delivery_id, int((started + self.lease_seconds) * 1000))
+        outcome = self._post(endpoint, delivery_id, delivery["payload"], started) if endpoint else {
+            "error": "the endpoint was removed"}
+        outcome.update(at=_iso(started), seconds=round(time.time() - started, 3))
+        delivery["attempts"].append(outcome)
+        ok = 200 <= (outcome.get("status_code") or 0) < 300
+        retries_left = endpoint is not None and len(delivery["attempts"]) <= len(self.retry_seconds)
+        if ok or not retries_left:
+            delivery.update(status=DELIVERED if ok else FAILED, next_attempt_at=None)
+            self.store.move(app_id, delivery, PENDING)
+            self.store.unschedule(app_id, delivery_id)
+        else:
+            delivery["next_attempt_at"] = time.time() + self.retry_seconds[len(delivery["attempts"]) - 1]
+            self.store.move(app_id, delivery, PENDING)
+            self.store.schedule(app_id, delivery_id, int(delivery["next_attempt_at"] * 1000))
+        return ok
+
+    def _post(self, endpoint: dict, delivery_id: str, body: str, now: float) -> dict:
+        timestamp = int(now)
+        request = urllib.request.Request(endpoint["url"], data=body.encode(), method="POST", headers={
+            "content-type": "application/json", "user-agent": "ronda-webhooks/1",
+            "webhook-id": delivery_id, "webhook-timestamp": str(timestamp),
+            "webhook-signature": signature(endpoint["secret"], delivery_id, timestamp, body)})
+        try:
+            with _OPENER.open(request, timeout=self.timeout_seconds) as answer:
+                return {"status_code": answer.status}
+        except urllib.error.HTTPError as error:
+            return {"status_code": error.code, "error": f"HTTP {error.code}"}
+        except (OSError, ValueError) as error:  # refused, unreachable, timed out, a bad URL
+            return {"status_code": None, "error": str(error) or type(error).__name__}
+
+    def sweep(self, limit: int = 500) -> int:
+        """Queue every delivery due by now (a retry whose time came, or an attempt cut off)."""
+        now = time.time()
+        due = self.store.due(int(now * 1000), limit)
+        for app_id, delivery_id in due:
+            self.store.schedule(app_id, delivery_id, int((now + self.lease_seconds) * 1000))
+            delivery = self.store.delivery(app_id, delivery_id)
+            self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]) if delivery else 0)
+        return len(due)
+
+    def counts(self, app_id: str) -> dict[str, int]:
+        return self.store.counts(app_id)
+
+    def _endpoints(self, app_id: str) -> dict[str, dict]:
+        now = time.monotonic()
+        with self._lock:
+            found = self._cache.get(app_id)
+        if found is not None and found[0] > now:
+            return found[1]
+        endpoints = self.store.endpoints(app_id)
+        with self._lock:
+            self._cache[app_id] = (now + ENDPOINT_CACHE_SECONDS, endpoints)
+        return endpoints
+
+    def _forget(self, app_id: str):
+        with self._lock:
+            self._cache.pop(app_id, None)
+
+
+def _public_endpoint(endpoint: dict) -> dict:
+    return {key: endpoint[key] for key in ("id", "url", "events", "created_at")}
+
+
+def _public_delivery(delivery: dict) -> dict:
+    return {"id": delivery["id"], "endpoint_id": delivery["endpoint_id"], "type": delivery["type"],
+            "status": delivery["status"], "created_at": delivery["created_at"],
+            "next_attempt_at": _iso(delivery["next_attempt_at"]) if delivery["next_attempt_at"] else None,
+            "attempts": delivery["attempts"], "payload": json.loads(delivery["payload"])}
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
