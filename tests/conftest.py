@@ -49,13 +49,16 @@ def client(app):
     return app.test_client()
 
 
+LIVE_OPERATOR_KEY = "live-server-operator-key"  # /admin/apps on live_server
+
+
 @pytest.fixture(scope="session")
 def live_server(redis_url):
     """The app on a real HTTP server (bots on its own threads, no rate limits), for whole clients."""
     from werkzeug.serving import make_server
 
     from app import create_app
-    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess",
+    app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPERATOR_KEY": LIVE_OPERATOR_KEY,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -9,6 +9,7 @@ import requests
 
 from app.engine import Game, RondaError, perform, rules_from_request
 from app.engine.rules import PRESETS
+from conftest import LIVE_OPERATOR_KEY
 
 SPEC = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
 
@@ -79,6 +80,14 @@ def send(base, operation, example):
         seat = game["awaiting"][0]
         return requests.post(f"{base}/games/{game['id']}/actions", json=example, headers={
             "Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{game["version"]}"'})
+    operator = {"Authorization": f"Bearer {LIVE_OPERATOR_KEY}"}
+    if operation == "createApp":
+        return requests.post(f"{base}/admin/apps", json=example, headers=operator)
+    if operation in ("rotateAppKey", "createWebhook"):
+        made = requests.post(f"{base}/admin/apps", json={"name": "Examples"}, headers=operator).json()
+        if operation == "rotateAppKey":
+            return requests.post(f"{base}/admin/apps/{made['app']['id']}/rotate", json=example, headers=operator)
+        return requests.post(f"{base}/apps/me/webhooks", json=example, headers={"X-Ronda-App": made["key"]})
     raise AssertionError(f"no way to send an example of {operation}: add one here")
 
 

@@ -10,6 +10,7 @@ from marshmallow import Schema, fields, validate
 from ..apps.scope import PUBLIC_APP
 from ..apps.webhooks import EVENT_TYPES
 from ..errors import InvalidAppKey, OperatorOnly
+from .players import PlayerNotice
 from .common import Blueprint, bearer_token, documents_problems, services
 from .schemas import NAME, Answer, Integer
 from .tenancy import APP_HEADER, current_app_id
@@ -18,8 +19,8 @@ admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",
                       description="The operator's: apps, their keys and quotas (Authorization: Bearer <operator key>)")
 blp = Blueprint("apps", __name__, url_prefix="/apps/me",
                 description="An app's own: its quotas and use, and its signed webhooks (X-Ronda-App: <app key>)")
-OPERATOR = [{"operatorKey": []}]
-APP_KEY = [{"appKey": []}]
+OPERATOR: list[dict] = [{"operatorKey": []}]
+APP_KEY: list[dict] = [{"appKey": []}]
 
 
 class Quotas(Answer):
@@ -65,11 +66,17 @@ class RotateRequest(Schema):
         "description": "how long the key being replaced still works (default RONDA_APP_KEY_GRACE_SECONDS, a day)"})
 
 
+class DeliveryCounts(Answer):
+    pending = fields.Integer()
+    delivered = fields.Integer()
+    failed = fields.Integer()
+
+
 class AppUse(Answer):
     app = fields.Nested(App, required=True)
     live_games = fields.Integer(required=True)
-    deliveries = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True, metadata={
-        "description": "webhook deliveries by status now: pending, delivered, failed"})
+    deliveries = fields.Nested(DeliveryCounts, required=True, metadata={
+        "description": "webhook deliveries by status now"})
 
 
 class WebhookRequest(Schema):
@@ -90,6 +97,23 @@ class WebhookEndpointCreated(WebhookEndpoint):
         "description": "whsec_…, shown once: verify each delivery's webhook-signature with a standardwebhooks library"})
 
 
+class WebhookData(PlayerNotice):
+    """A player's notice (without an inbox id: a delivery's own id is its webhook-id)."""
+
+    class Meta(PlayerNotice.Meta):
+        exclude = ("id",)
+
+    player_id = fields.String(required=True, metadata={"description": "the player of your app it concerns"})
+
+
+class WebhookPayload(Answer):
+    """What each delivery posts (Standard Webhooks' shape). Ignore a type or field you do not know."""
+    type = fields.String(required=True, metadata={"description": ", ".join(EVENT_TYPES)})
+    timestamp = fields.String(required=True, metadata={"description": "when it happened (RFC 3339)"})
+    data = fields.Nested(WebhookData, required=True, metadata={
+        "description": "the player's notice, as in streamNotices"})
+
+
 class DeliveryAttempt(Answer):
     at = fields.String(required=True)
     seconds = fields.Float(required=True)
@@ -105,7 +129,7 @@ class Delivery(Answer):
     created_at = fields.String(required=True)
     next_attempt_at = fields.String(allow_none=True, required=True)
     attempts = fields.List(fields.Nested(DeliveryAttempt), required=True)
-    payload = fields.Dict(required=True, metadata={"description": "the body sent: {type, timestamp, data}"})
+    payload = fields.Nested(WebhookPayload, required=True, metadata={"description": "the body sent"})
 
 
 def operator():
@@ -156,7 +180,7 @@ class AppResource(MethodView):
 @admin_blp.route("/<app_id>/rotate")
 class RotateKey(MethodView):
     @admin_blp.doc(operationId="rotateAppKey", security=OPERATOR)
-    @admin_blp.arguments(RotateRequest)
+    @admin_blp.arguments(RotateRequest, example={"grace_seconds": 3600})
     @admin_blp.response(200, AppWithKey, description="The new key, shown only here")
     @documents_problems(admin_blp, 401, 404, 422, rate_limited=False)
     def post(self, body, app_id):

@@ -100,4 +100,5 @@ class WebhookStore:
         for bucket in range(INDEX_BUCKETS):
             pipe.zrangebyscore(deliveries_due_key(bucket), "-inf", now_ms, start=0, num=limit, withscores=True)
         found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])[:limit]
-        return [tuple(member.decode().split("/", 1)) for member, _ in found]  # type: ignore[misc]
+        return [(app_id, delivery_id) for app_id, _, delivery_id in
+                (member.decode().partition("/") for member, _ in found)]

@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
 from ..ops.connection import StoreUnavailable
@@ -137,11 +138,12 @@ class WebhookService:
             return False
         started = time.time()
         self.store.schedule(app_id, delivery_id, int((started + self.lease_seconds) * 1000))
-        outcome = self._post(endpoint, delivery_id, delivery["payload"], started) if endpoint else {
-            "error": "the endpoint was removed"}
+        outcome: dict[str, Any] = self._post(endpoint, delivery_id, delivery["payload"], started) if endpoint else {
+            "status_code": None, "error": "the endpoint was removed"}
         outcome.update(at=_iso(started), seconds=round(time.time() - started, 3))
         delivery["attempts"].append(outcome)
-        ok = 200 <= (outcome.get("status_code") or 0) < 300
+        code = outcome["status_code"]
+        ok = code is not None and 200 <= code < 300
         retries_left = endpoint is not None and len(delivery["attempts"]) <= len(self.retry_seconds)
         if ok or not retries_left:
             delivery.update(status=DELIVERED if ok else FAILED, next_attempt_at=None)
