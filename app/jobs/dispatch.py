@@ -15,6 +15,7 @@ from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job, JobStatus
 
+from ..apps.scope import SEPARATOR
 from ..ops.connection import StoreUnavailable
 from . import tasks
 
@@ -28,6 +29,12 @@ JOB_RETRY = Retry(max=2, interval=[1, 5])
 def match_queue_name(live_queue: str) -> str:
     """Match games have a queue of their own, so live games' bot moves never wait behind them."""
     return f"{live_queue}-matches"
+
+
+def job_safe(game_id: str) -> str:
+    """A game id as RQ takes it in a job id (letters, digits, `_` and `-`): an app's game
+    `<app id>~<id>` becomes `<app id>__<id>`, longer than any public game id, so none collide."""
+    return game_id.replace(SEPARATOR, "__")
 
 
 def webhook_queue_name(live_queue: str) -> str:
@@ -56,7 +63,7 @@ class RQDispatcher:
 
     def bot_turn(self, game_id: str, version: int):
         self._once(self._queues_of(game_id)[0], "workers.jobs.play_bot_turn", (game_id, version),
-                   f"bot-{game_id}-{version}")
+                   f"bot-{job_safe(game_id)}-{version}")
 
     def _once(self, queue: Queue, function: str, args: tuple, job_id: str, options: dict | None = None,
               waiting: set[str] | None = None) -> bool:
@@ -101,7 +108,7 @@ class RQDispatcher:
 
     def turn_timeout(self, game_id: str, version: int, seconds: float):
         """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
-        job_id, queue = f"timeout-{game_id}-{version}", self._queues_of(game_id)[0]
+        job_id, queue = f"timeout-{job_safe(game_id)}-{version}", self._queues_of(game_id)[0]
         if seconds > 0:
             queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
                              job_id=job_id, **self.options)
@@ -114,7 +121,7 @@ class RQDispatcher:
                    f"webhook-{delivery_id}-{attempt}", {**self.options, "retry": None})
 
     def match_game_over(self, match_id: str, game_id: str):
-        self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{game_id}",
+        self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{job_safe(game_id)}",
                                              **self.options)
 
     def queue_depths(self) -> dict[str, int]:

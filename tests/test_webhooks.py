@@ -1,0 +1,233 @@
+"""Signed webhooks (issue 44): an app's endpoint gets its players' events as Standard Webhooks
+deliveries, each verified here with the `standardwebhooks` reference library as an app's server
+would. Real processes: the API, a `ronda worker` (bot moves, timers, the sweep), a `ronda worker
+--webhooks`, a receiver that fails, times out and recovers; a worker killed mid-attempt and a
+Redis restarted lose no delivery. And correspondence play: a long turn's reminder and timeout."""
+
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from faults import stop_all, worker_env
+from test_apps import new_player, serve
+
+OPERATOR_KEY = "webhook-tests-operator"
+SETTINGS = {"WEBHOOK_RETRY_SECONDS": [0.3, 0.6, 0.6], "WEBHOOK_TIMEOUT_SECONDS": 1.5, "WEBHOOK_LEASE_SECONDS": 3,
+            "TURN_REMINDER_FRACTION": 0.5, "TURN_REMINDER_MIN_SECONDS": 1}
+ENVIRONMENT = {"RONDA_WEBHOOK_RETRY_SECONDS": "0.3,0.6,0.6", "RONDA_WEBHOOK_TIMEOUT_SECONDS": "1.5",
+               "RONDA_WEBHOOK_LEASE_SECONDS": "3", "RONDA_TURN_REMINDER_FRACTION": "0.5",
+               "RONDA_TURN_REMINDER_MIN_SECONDS": "1"}
+
+
+class Receiver:
+    """An app's server: answers each attempt as told (`plan(webhook id, attempt number)` returns
+    "ok", "fail" or "hang"), and verifies every request with the endpoint's secret."""
+
+    def __init__(self):
+        self.received: list[dict] = []
+        self.secret = None
+        self.plan = lambda delivery_id, attempt: "ok"
+        self.release = threading.Event()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                try:
+                    payload = Webhook(receiver.secret).verify(body, headers)
+                except WebhookVerificationError:
+                    payload = None
+                attempt = sum(r["id"] == headers["webhook-id"] for r in receiver.received)
+                receiver.received.append({"id": headers["webhook-id"], "payload": payload, "body": body,
+                                          "headers": headers})
+                answer = receiver.plan(headers["webhook-id"], attempt)
+                if answer == "hang":
+                    receiver.release.wait(30)
+                self.send_response(204 if answer == "ok" else 500)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+
+    def verified(self, delivery_id):
+        return [r for r in self.received if r["id"] == delivery_id and r["payload"] is not None]
+
+
+class Deployment:
+    """The API (in this process, on a real HTTP server), a `ronda worker` and a `ronda worker
+    --webhooks`, on one Redis, and one app with an endpoint on the receiver."""
+
+    def __init__(self, redis_url, events=("your_turn", "turn_reminder", "turn_timeout", "game_over")):
+        self.redis_url, self.queue = redis_url, f"webhooks-{uuid.uuid4().hex[:8]}"
+        self.server, self.base = serve({"REDIS_URL": redis_url, "BOT_QUEUE": self.queue, "OPERATOR_KEY": OPERATOR_KEY,
+                                        "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
+                                        **SETTINGS})
+        self.workers = [self._worker(), self._worker("--webhooks")]
+        made = requests.post(f"{self.base}/admin/apps", json={"name": "Hooked"},
+                             headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+        self.app_id, self.key = made["app"]["id"], made["key"]
+        self.receiver = Receiver()
+        endpoint = requests.post(f"{self.base}/apps/me/webhooks", json={"url": self.receiver.url, "events": list(events)},
+                                 headers={"X-Ronda-App": self.key})
+        assert endpoint.status_code == 201, endpoint.text
+        self.endpoint, self.receiver.secret = endpoint.json(), endpoint.json()["secret"]
+
+    def _worker(self, *options):
+        return subprocess.Popen([sys.executable, "-m", "app.cli", "worker", *options],
+                                env=worker_env(self.redis_url, self.queue, 1, **ENVIRONMENT),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def kill_webhook_worker(self):
+        self.workers[1].kill()
+        self.workers[1].wait(timeout=10)
+        self.workers[1] = self._worker("--webhooks")
+
+    def deliveries(self) -> list[dict]:
+        rv = requests.get(f"{self.base}/apps/me/webhooks/{self.endpoint['id']}/deliveries?page_size=100",
+                          headers={"X-Ronda-App": self.key})
+        assert rv.status_code == 200, rv.text
+        return rv.json()
+
+    def wait(self, condition, seconds=60, what="the deliveries"):
+        deadline = time.monotonic() + seconds
+        while not (found := condition()):
+            assert time.monotonic() < deadline, f"{what} never came: {self.deliveries()}"
+            time.sleep(0.2)
+        return found
+
+    def player_game_against_a_bot(self, **extra):
+        """A player of the app against a random bot: their `your_turn` comes at once or after its move."""
+        player, token = new_player(self.base, self.key)
+        rv = requests.post(f"{self.base}/games", json={
+            "players": 2, "rules": {"preset": "classic"}, **extra,
+            "seats": [{"type": "human", "mine": True}, {"type": "bot", "bot": "random"}]},
+            headers={"X-Ronda-App": self.key, "Authorization": f"Bearer {token}"})
+        assert rv.status_code == 201, rv.text
+        return player, token, rv.json()["game"]
+
+    def close(self):
+        self.receiver.release.set()
+        stop_all(self.workers)
+        self.server.shutdown()
+        self.receiver.server.shutdown()
+
+
+@pytest.fixture
+def deployment(redis_url):
+    made = Deployment(redis_url)
+    yield made
+    made.close()
+
+
+def first_delivery(deployment, kind="your_turn"):
+    return deployment.wait(lambda: next((d for d in deployment.deliveries() if d["type"] == kind), None))
+
+
+def test_a_delivery_verifies_with_standard_webhooks_and_is_retried_with_the_same_id_until_taken(deployment):
+    plans = {0: "fail", 1: "hang"}  # a 500, then longer than the attempt's timeout, then taken
+    deployment.receiver.plan = lambda delivery_id, attempt: plans.get(attempt, "ok")
+    player, _, game = deployment.player_game_against_a_bot()
+    delivery = first_delivery(deployment)
+    done = deployment.wait(lambda: next((d for d in deployment.deliveries()
+                                         if d["id"] == delivery["id"] and d["status"] == "delivered"), None))
+    assert [a["status_code"] for a in done["attempts"]] == [500, None, 204], done["attempts"]
+    verified = deployment.receiver.verified(delivery["id"])
+    assert len(verified) == 3 and len({r["body"] for r in verified}) == 1  # one message, one id, three attempts
+    payload = verified[0]["payload"]
+    assert payload["type"] == "your_turn" and payload["data"]["game_id"] == game["id"]
+    assert payload["data"]["player_id"] == player["id"] and payload == done["payload"]
+    # A body changed in transit, or checked with another endpoint's secret, does not verify.
+    tampered = verified[0]["body"].replace(b"your_turn", b"game_over")
+    with pytest.raises(WebhookVerificationError):
+        Webhook(deployment.receiver.secret).verify(tampered, verified[0]["headers"])
+    with pytest.raises(WebhookVerificationError):
+        Webhook("whsec_" + "QUJD" * 8).verify(verified[0]["body"], verified[0]["headers"])
+
+
+def test_a_delivery_that_never_succeeds_is_kept_as_failed_and_can_be_sent_again(deployment):
+    deployment.receiver.plan = lambda delivery_id, attempt: "fail"
+    deployment.player_game_against_a_bot()
+    delivery = first_delivery(deployment)
+    failed = deployment.wait(lambda: next((d for d in deployment.deliveries()
+                                           if d["id"] == delivery["id"] and d["status"] == "failed"), None))
+    assert len(failed["attempts"]) == 1 + len(SETTINGS["WEBHOOK_RETRY_SECONDS"]) and failed["next_attempt_at"] is None
+    use = requests.get(f"{deployment.base}/apps/me", headers={"X-Ronda-App": deployment.key}).json()
+    assert use["deliveries"]["failed"] >= 1
+    metrics = requests.get(f"{deployment.base}/metrics").text
+    assert f'ronda_app_webhook_deliveries{{app="{deployment.app_id}",status="failed"}}' in metrics
+    deployment.receiver.plan = lambda delivery_id, attempt: "ok"
+    resent = requests.post(f"{deployment.base}/apps/me/webhooks/{deployment.endpoint['id']}/deliveries/"
+                           f"{delivery['id']}/resend", headers={"X-Ronda-App": deployment.key})
+    assert resent.status_code == 202 and resent.json()["status"] == "pending"
+    deployment.wait(lambda: next((d for d in deployment.deliveries()
+                                  if d["id"] == delivery["id"] and d["status"] == "delivered"), None))
+    assert deployment.receiver.verified(delivery["id"])
+
+
+def test_no_delivery_is_lost_when_the_webhook_worker_is_killed_mid_attempt(deployment):
+    deployment.receiver.plan = lambda delivery_id, attempt: "hang" if attempt == 0 else "ok"
+    deployment.player_game_against_a_bot()
+    deployment.wait(lambda: deployment.receiver.received, what="the first attempt")
+    held = deployment.receiver.received[0]["id"]
+    deployment.kill_webhook_worker()  # while the receiver holds its request
+    deployment.receiver.release.set()
+    deployment.wait(lambda: len(deployment.receiver.verified(held)) >= 2, what="the attempt after the kill")
+    delivered = deployment.wait(lambda: next((d for d in deployment.deliveries()
+                                              if d["id"] == held and d["status"] == "delivered"), None))
+    assert [a["status_code"] for a in delivered["attempts"]] == [204]  # the killed attempt left no record
+
+
+def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
+    deployment = Deployment(own_redis.url)
+    try:
+        deployment.receiver.plan = lambda delivery_id, attempt: "fail" if attempt < 2 else "ok"
+        player, token, game = deployment.player_game_against_a_bot()
+        deployment.wait(lambda: deployment.receiver.received, what="the first attempt")
+        own_redis.restart()
+        listed = deployment.wait(lambda: (found := deployment.deliveries()) and all(
+            d["status"] == "delivered" for d in found) and found, seconds=90)
+        for delivery in listed:
+            assert deployment.receiver.verified(delivery["id"]), delivery
+    finally:
+        deployment.close()
+
+
+def test_a_long_turn_sends_a_reminder_then_its_timeout_by_stream_and_webhook(deployment):
+    player, token, game = deployment.player_game_against_a_bot(turn_timeout_seconds=3)
+    headers = {"X-Ronda-App": deployment.key, "Authorization": f"Bearer {token}"}
+    listing = deployment.wait(lambda: [g for g in requests.get(f"{deployment.base}/players/me/games?status=active",
+                                                               headers=headers).json() if g["your_turn"]])
+    assert 0 < listing[0]["seconds_left"] <= 3
+    reminder = first_delivery(deployment, "turn_reminder")
+    timeout = first_delivery(deployment, "turn_timeout")
+    assert reminder["payload"]["data"]["game_id"] == timeout["payload"]["data"]["game_id"] == game["id"]
+    assert 0 < reminder["payload"]["data"]["seconds_left"] <= 1.5 + 0.5
+    assert timeout["payload"]["data"]["bot"]
+    notices = requests.get(f"{deployment.base}/players/me/notices?wait_seconds=0", headers=headers).json()["notices"]
+    assert {"turn_reminder", "turn_timeout"} <= {notice["type"] for notice in notices}
+
+
+def test_a_turn_timer_runs_up_to_14_days_and_the_game_is_kept_past_it(client, app):
+    days = 14 * 24 * 3600
+    too_long = client.post("/games", json={"players": 2, "turn_timeout_seconds": days + 1})
+    assert too_long.status_code == 422
+    rv = client.post("/games", json={"players": 2, "turn_timeout_seconds": days,
+                                     "seats": [{"type": "human"}, {"type": "human"}]})
+    assert rv.status_code == 201, rv.json
+    game_id = rv.json["game"]["id"]
+    ttl = app.services.store.redis.ttl(f"{{game:{game_id}}}:state")
+    assert ttl > days, "an active game outlives its turn's timer"
+    assert rv.json["game"]["turn_timeout_seconds"] == days
+    assert app.services.games.load(game_id).doc["move_due_at"] - time.time() > days - 60
