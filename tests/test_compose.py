@@ -25,6 +25,9 @@ def test_the_cluster_shape_lists_every_node_and_each_worker_serves_one_of_the_qu
     served = {services[name]["environment"]["REDIS_URL"] for name in workers}
     assert served == set(queues)  # every queue Redis has workers, none serves a queue the API does not fill
     assert all(services[name]["command"] == ["ronda", "worker"] for name in workers)
+    # The API queues every webhook delivery on the first queue Redis: the webhook worker serves it.
+    assert services["webhooks"]["command"] == ["ronda", "worker", "--webhooks"]
+    assert services["webhooks"]["environment"]["REDIS_URL"] == queues[0]
     assert api["RONDA_SECRET_KEY"].startswith("${RONDA_SECRET_KEY:?")  # no placeholder secret
 
 
