@@ -150,7 +150,7 @@ class Apps(MethodView):
     @admin_blp.doc(operationId="createApp", security=OPERATOR)
     @admin_blp.arguments(CreateAppRequest, example={"name": "Cafe Ronda", "quotas": {"live_games": 500}})
     @admin_blp.response(201, AppWithKey, description="The app; its key is shown only here")
-    @documents_problems(admin_blp, 401, 422, rate_limited=False)
+    @documents_problems(admin_blp, 401, 422)
     def post(self, body):
         """Make an app (also `ronda apps create NAME`)"""
         operator()
@@ -159,7 +159,7 @@ class Apps(MethodView):
 
     @admin_blp.doc(operationId="listApps", security=OPERATOR)
     @admin_blp.response(200, App(many=True))
-    @documents_problems(admin_blp, 401, rate_limited=False)
+    @documents_problems(admin_blp, 401)
     def get(self):
         """Every app"""
         operator()
@@ -170,7 +170,7 @@ class Apps(MethodView):
 class AppResource(MethodView):
     @admin_blp.doc(operationId="getApp", security=OPERATOR)
     @admin_blp.response(200, App)
-    @documents_problems(admin_blp, 401, 404, rate_limited=False)
+    @documents_problems(admin_blp, 401, 404)
     def get(self, app_id):
         """An app"""
         operator()
@@ -182,7 +182,7 @@ class RotateKey(MethodView):
     @admin_blp.doc(operationId="rotateAppKey", security=OPERATOR)
     @admin_blp.arguments(RotateRequest, example={"grace_seconds": 3600})
     @admin_blp.response(200, AppWithKey, description="The new key, shown only here")
-    @documents_problems(admin_blp, 401, 404, 422, rate_limited=False)
+    @documents_problems(admin_blp, 401, 404, 422)
     def post(self, body, app_id):
         """A new key; the old one works for its grace period"""
         operator()
@@ -196,7 +196,7 @@ class RotateKey(MethodView):
 class RevokeApp(MethodView):
     @admin_blp.doc(operationId="revokeApp", security=OPERATOR)
     @admin_blp.response(200, App)
-    @documents_problems(admin_blp, 401, 404, rate_limited=False)
+    @documents_problems(admin_blp, 401, 404)
     def post(self, app_id):
         """End every key of an app at once (its games and players stay, out of reach)"""
         operator()

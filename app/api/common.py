@@ -20,13 +20,15 @@ if TYPE_CHECKING:
 
 PROBLEM_DESCRIPTIONS = {
     304: "Not modified since the version in If-None-Match",
-    401: "Missing or unknown seat, player or bot token",
-    404: "No such game, seat, match, bot, player or ticket",
+    401: "Missing or unknown seat, player or bot token; unknown, rotated-out or revoked app key (X-Ronda-App); "
+         "not the operator key",
+    404: "No such game, seat, match, bot, player, ticket, app, webhook or delivery (in this app)",
     409: "Not your turn, game over, seat taken or game not started",
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
     428: "If-Match is required",
-    429: "Rate limit, or running match games per client, reached (see Retry-After)",
+    429: "Rate limit, running match games per client, or an app's quota reached (`budget` names it; see "
+         "Retry-After)",
     503: "The store does not answer (see Retry-After), or it stopped answering during a write "
          "(code outcome_unknown: read the view before acting again)",
 }
