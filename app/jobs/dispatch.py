@@ -121,8 +121,8 @@ class RQDispatcher:
                    f"webhook-{delivery_id}-{attempt}", {**self.options, "retry": None})
 
     def match_game_over(self, match_id: str, game_id: str):
-        self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id, job_id=f"advance-{job_safe(game_id)}",
-                                             **self.options)
+        self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id,
+                                             job_id=f"advance-{job_safe(game_id)}", **self.options)
 
     def queue_depths(self) -> dict[str, int]:
         many = len(self.queues) > 1
