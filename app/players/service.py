@@ -34,8 +34,8 @@ class PlayerService:
                  admit=lambda: None) -> tuple[dict, str]:
         """A new player of app `app_id` (`admit()` counts it against the app's quota first).
         `player_id`, when given, is the same for every retry of one request."""
-        player_id = in_app(app_id, player_id or secrets.token_urlsafe(9))
-        if (existing := self.store.load(player_id)) is not None:
+        retried, player_id = player_id is not None, in_app(app_id, player_id or secrets.token_urlsafe(9))
+        if retried and (existing := self.store.load(player_id)) is not None:
             return self.public(existing["id"]), self.tokens.derive(existing["id"], existing["token_salt"])
         admit()
         salt = secrets.token_hex(16)
