@@ -35,8 +35,9 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
 
 
 def test_a_move_noted_as_due_goes_with_its_game(redis_url):
-    """A turn timer of an hour notes a move due in an hour; the game expires first: the sweeper's
-    prune drops the note with the game rather than keeping it for the hour."""
+    """A turn timer of an hour notes a move due in an hour, and the game lives as long as its
+    timer (active time after the timer). A game gone before its note (evicted under maxmemory,
+    say) takes the note with it at the sweeper's prune rather than keeping it for the hour."""
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "ACTIVE_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
     client, sweeper, redis = app.test_client(), app.services.sweeper, app.services.store.redis
@@ -44,7 +45,8 @@ def test_a_move_noted_as_due_goes_with_its_game(redis_url):
                                           "seats": [{"type": "human"}, {"type": "human"}]}).json
     game_id = created["game"]["id"]
     assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is not None
+    assert 3600 < redis.ttl(state_key(game_id)) <= 3601
+    redis.delete(state_key(game_id))
     time.sleep(1.3)
     sweeper.prune_listings()
-    assert redis.exists(state_key(game_id)) == 0
     assert redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is None

@@ -183,17 +183,19 @@ def wait_finished(base, game_ids, seconds=120, http=requests):
             time.sleep(0.1)
 
 
-def test_rated_games_between_bots_of_different_levels_order_their_players_as_the_levels(live_server):
-    levels = ["random", "casual", "greedy"]
+def test_rated_games_between_a_strong_and_a_weak_bot_rank_the_strong_player_first(live_server):
+    """Ratings follow results: greedy beats random in about 92% of `simple` games, so after 12
+    rated games the greedy player leads the ladder unless random wins half of them (odds of about
+    one in 8,000; closer levels, casual against greedy at 14%, made this test a coin toss)."""
+    levels = ["random", "greedy"]
     players = {}
     for level in levels:
         created = requests.post(f"{live_server}/players", json={"name": f"plays {level}"}).json()
         players[level] = (created["player"]["id"], created["token"])
     games = []
-    for _ in range(6):
-        for a, b in ((0, 1), (1, 2), (0, 2)):
-            first, second = (levels[a], levels[b]) if len(games) % 2 else (levels[b], levels[a])
-            games.append(rated_game(live_server, (players[first][1], first), (players[second][1], second)))
+    for turn in range(12):
+        first, second = levels if turn % 2 else reversed(levels)
+        games.append(rated_game(live_server, (players[first][1], first), (players[second][1], second)))
     wait_finished(live_server, games)
     pool = {}
     for level, (player_id, _) in players.items():
@@ -205,11 +207,11 @@ def test_rated_games_between_bots_of_different_levels_order_their_players_as_the
             time.sleep(0.1)
         assert [r["pool"] for r in rated] == ["simple-2"] and rated[0]["games"] == 12, rated
         pool[level] = rated[0]["rating"]
-    assert pool["random"] < pool["casual"] < pool["greedy"], pool
+    assert pool["random"] < ratings.INITIAL_RATING < pool["greedy"], pool
     board = requests.get(f"{live_server}/leaderboards/simple-2", params={"page_size": 100}).json()
     ours = [row["entrant"] for row in board if row["entrant"] in {f"player:{p}" for p, _ in players.values()}]
     assert ours == [f"player:{players[level][0]}" for level in reversed(levels)]
-    assert sum(pool.values()) == pytest.approx(3 * ratings.INITIAL_RATING)  # Elo moves points, makes none
+    assert sum(pool.values()) == pytest.approx(2 * ratings.INITIAL_RATING)  # Elo moves points, makes none
 
 
 def test_a_settlement_applied_again_changes_nothing(live_server, redis_url):
