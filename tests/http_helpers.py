@@ -1,5 +1,16 @@
 """HTTP stories: small helpers so API tests read as requests and answers."""
 
+import time
+
+from app.ops.window_counts import WINDOW_SECONDS
+
+
+def in_one_window(seconds_needed: float):
+    """A rate budget is per minute window: wait for the next window when this one has fewer than
+    `seconds_needed` left, so a budget is spent and checked in one window."""
+    if time.time() % WINDOW_SECONDS > WINDOW_SECONDS - seconds_needed:
+        time.sleep(WINDOW_SECONDS - time.time() % WINDOW_SECONDS)
+
 
 def bearer(token):
     return {"Authorization": f"Bearer {token}"}

@@ -13,6 +13,7 @@ import time
 import pytest
 import requests
 
+from http_helpers import in_one_window
 from test_players import rated_game, wait_finished
 
 OPERATOR_KEY = "operator-secret-for-tests"
@@ -174,6 +175,7 @@ def test_quotas_answer_429_naming_the_budget_spent(base):
 
 def test_an_apps_requests_a_minute_run_out_on_its_own_budget(base):
     _, key = new_app(base, "Chatty", requests_per_minute=3)
+    in_one_window(10)
     answers = [requests.get(f"{base}/games?status=open", headers=in_app(key)) for _ in range(4)]
     assert [rv.status_code for rv in answers[:3]] == [200] * 3
     assert answers[3].status_code == 429 and answers[3].json()["budget"] == "app"
@@ -183,12 +185,12 @@ def test_an_apps_requests_a_minute_run_out_on_its_own_budget(base):
 def test_a_rotated_key_works_through_its_grace_and_a_revoked_app_answers_401(base):
     app, old = new_app(base, "Rotating")
     game = open_game(base, old)
-    rotated = requests.post(f"{base}/admin/apps/{app['id']}/rotate", json={"grace_seconds": 3}, headers=operator())
+    rotated = requests.post(f"{base}/admin/apps/{app['id']}/rotate", json={"grace_seconds": 6}, headers=operator())
     new = rotated.json()["key"]
     assert new != old and len(rotated.json()["app"]["keys"]) == 2
     for key in (old, new):
         assert requests.get(f"{base}/games/{game['id']}", headers=in_app(key)).status_code == 200
-    time.sleep(3 + 2.5)  # the grace, and a process's two seconds of remembering the app
+    time.sleep(6 + 2.5)  # the grace, and a process's two seconds of remembering the app
     ended = requests.get(f"{base}/games/{game['id']}", headers=in_app(old))
     assert ended.status_code == 401 and ended.json()["code"] == "invalid_app_key"
     assert requests.get(f"{base}/games/{game['id']}", headers=in_app(new)).status_code == 200
