@@ -63,7 +63,8 @@ class Receiver:
 def start(redis_url: str, queue: str) -> tuple[list[subprocess.Popen], str]:
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
-           "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_SECRET_KEY": "bench", "RONDA_OPERATOR_KEY": OPERATOR}
+           "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_SECRET_KEY": "bench", "RONDA_OPERATOR_KEY": OPERATOR,
+           "RONDA_WEBHOOK_PRIVATE_NETWORKS": "1"}  # the receiver is on this machine
     processes = [subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
                                    "--worker-class", "gevent", "--chdir", str(ROOT), "app:create_app()"], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]

@@ -4,6 +4,7 @@ would. Real processes: the API, a `ronda worker` (bot moves, timers, the sweep),
 --webhooks`, a receiver that fails, times out and recovers; a worker killed mid-attempt and a
 Redis restarted lose no delivery. And correspondence play: a long turn's reminder and timeout."""
 
+import ssl
 import subprocess
 import sys
 import threading
@@ -13,24 +14,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
+import trustme
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from faults import stop_all, worker_env
 from test_apps import new_player, serve
 
 OPERATOR_KEY = "webhook-tests-operator"
+# The receivers listen on this machine: private networks allowed, but where a test says otherwise.
 SETTINGS = {"WEBHOOK_RETRY_SECONDS": [0.3, 0.6, 0.6], "WEBHOOK_TIMEOUT_SECONDS": 1.5, "WEBHOOK_LEASE_SECONDS": 3,
-            "TURN_REMINDER_FRACTION": 0.5, "TURN_REMINDER_MIN_SECONDS": 1}
+            "TURN_REMINDER_FRACTION": 0.5, "TURN_REMINDER_MIN_SECONDS": 1, "WEBHOOK_PRIVATE_NETWORKS": True}
 ENVIRONMENT = {"RONDA_WEBHOOK_RETRY_SECONDS": "0.3,0.6,0.6", "RONDA_WEBHOOK_TIMEOUT_SECONDS": "1.5",
                "RONDA_WEBHOOK_LEASE_SECONDS": "3", "RONDA_TURN_REMINDER_FRACTION": "0.5",
-               "RONDA_TURN_REMINDER_MIN_SECONDS": "1"}
+               "RONDA_TURN_REMINDER_MIN_SECONDS": "1", "RONDA_WEBHOOK_PRIVATE_NETWORKS": "1"}
 
 
 class Receiver:
     """An app's server: answers each attempt as told (`plan(webhook id, attempt number)` returns
-    "ok", "fail" or "hang"), and verifies every request with the endpoint's secret."""
+    "ok", "fail" or "hang"), and verifies every request with the endpoint's secret. `tls`: a
+    server context, to listen for HTTPS."""
 
-    def __init__(self):
+    def __init__(self, tls: ssl.SSLContext | None = None):
         self.received: list[dict] = []
         self.secret = None
         self.plan = lambda delivery_id, attempt: "ok"
@@ -58,8 +62,11 @@ class Receiver:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+        self.port = self.server.server_port
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}/hook"
 
     def verified(self, delivery_id):
         return [r for r in self.received if r["id"] == delivery_id and r["payload"] is not None]
@@ -233,3 +240,89 @@ def test_a_turn_timer_runs_up_to_14_days_and_the_game_is_kept_past_it(client, ap
     assert ttl > days, "an active game outlives its turn's timer"
     assert rv.json["game"]["turn_timeout_seconds"] == days
     assert app.services.games.load(game_id).doc["move_due_at"] - time.time() > days - 60
+
+
+PRIVATE_URLS = ["http://127.0.0.1:9/hook", "http://[::1]/hook", "http://10.1.2.3/hook", "http://192.168.0.10/hook",
+                "http://169.254.169.254/latest/meta-data", "http://localhost:8080/hook", "http://[fd00::1]:8000/hook"]
+
+
+def in_process(redis_url, **settings):
+    """The API in this process, its RQ jobs queued for nobody: a test makes its attempts itself."""
+    from app import create_app
+    return create_app({"REDIS_URL": redis_url, "BOT_QUEUE": f"egress-{uuid.uuid4().hex[:8]}",
+                       "OPERATOR_KEY": OPERATOR_KEY, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
+                       "RATE_LIMIT_PER_TOKEN": 0, **SETTINGS, **settings})
+
+
+def new_app_key(app) -> tuple[str, str]:
+    made = app.test_client().post("/admin/apps", json={"name": "Egress"},
+                                  headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json
+    return made["app"]["id"], made["key"]
+
+
+def register(app, key, url) -> dict:
+    rv = app.test_client().post("/apps/me/webhooks", json={"url": url, "events": ["your_turn"]},
+                                headers={"X-Ronda-App": key})
+    return rv
+
+
+def delivery_of(app, app_id, endpoint_id) -> str:
+    app.services.webhooks.publish(app_id, "your_turn", {"game_id": "g", "seat": 0})
+    found, _ = app.services.webhooks.deliveries(app_id, endpoint_id, 0, 10)
+    return found[0]["id"]
+
+
+def test_endpoints_on_private_networks_are_refused_unless_the_operator_allows_them(redis_url):
+    guarded, allowing = in_process(redis_url, WEBHOOK_PRIVATE_NETWORKS=False), in_process(redis_url)
+    _, key = new_app_key(guarded)
+    for url in PRIVATE_URLS:
+        refused = register(guarded, key, url)
+        assert refused.status_code == 422 and refused.json["field"] == "url", (url, refused.json)
+        assert register(allowing, key, url).status_code == 201, url
+    assert register(guarded, key, "https://hooks.example.com/ronda").status_code == 201
+
+
+def test_a_name_that_resolves_to_a_private_address_is_never_posted_to(redis_url):
+    """A name is judged by what it resolves to at each attempt: an endpoint registered while
+    private networks were allowed (or a public name moved to a private address) gets nothing."""
+    guarded, allowing = in_process(redis_url, WEBHOOK_PRIVATE_NETWORKS=False), in_process(redis_url)
+    app_id, key = new_app_key(allowing)
+    receiver = Receiver()
+    try:
+        endpoint = register(allowing, key, f"http://localhost:{receiver.port}/hook").json
+        receiver.secret = endpoint["secret"]
+        delivery_id = delivery_of(guarded, app_id, endpoint["id"])
+        assert guarded.services.webhooks.attempt(app_id, delivery_id) is False
+        attempt = guarded.services.webhooks.store.delivery(app_id, delivery_id)["attempts"][0]
+        assert attempt["status_code"] is None and "not a public address" in attempt["error"], attempt
+        assert receiver.received == []
+        assert allowing.services.webhooks.attempt(app_id, delivery_id) is True
+        assert receiver.verified(delivery_id)
+    finally:
+        receiver.server.shutdown()
+
+
+def test_https_endpoints_are_verified_against_the_urls_host_name(redis_url, tmp_path, monkeypatch):
+    """The connection goes to the address checked, the certificate is checked against the URL's
+    name: a certificate for localhost serves https://localhost and not https://127.0.0.1."""
+    authority = trustme.CA()
+    authority.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))  # the only authority trusted
+    listening = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("localhost").configure_cert(listening)
+    receiver = Receiver(tls=listening)
+    app = in_process(redis_url)
+    app_id, key = new_app_key(app)
+    try:
+        by_name = register(app, key, f"https://localhost:{receiver.port}/hook").json
+        by_address = register(app, key, receiver.url).json
+        receiver.secret = by_name["secret"]
+        named, addressed = delivery_of(app, app_id, by_name["id"]), delivery_of(app, app_id, by_address["id"])
+        assert app.services.webhooks.attempt(app_id, named) is True
+        assert receiver.verified(named)
+        assert app.services.webhooks.attempt(app_id, addressed) is False
+        attempt = app.services.webhooks.store.delivery(app_id, addressed)["attempts"][0]
+        assert "certificate" in attempt["error"].lower() and attempt["status_code"] is None, attempt
+        assert [r["id"] for r in receiver.received] == [named]
+    finally:
+        receiver.server.shutdown()

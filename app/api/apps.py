@@ -227,7 +227,8 @@ class Webhooks(MethodView):
 
         Each delivery is a POST of `{type, timestamp, data}` with `webhook-id`, `webhook-timestamp`
         and `webhook-signature` headers: verify it with a `standardwebhooks` library and the
-        secret. At least once (drop repeats by webhook-id), retried for about a day.
+        secret. At least once (drop repeats by webhook-id), retried for about a day. A URL on a
+        private network or this machine is a 422 unless the operator allows them.
         """
         endpoint = services().webhooks.register(own_app(), body["url"], body["events"])
         return endpoint, {"Location": url_for("apps.WebhookResource", endpoint_id=endpoint["id"])}

@@ -15,18 +15,19 @@ default); after the last the delivery is kept as failed, and can be sent again.
 import base64
 import hashlib
 import hmac
+import http.client
 import json
 import logging
 import secrets
+import ssl
 import threading
 import time
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
 from ..ops.connection import StoreUnavailable
+from . import egress
 from .scope import PUBLIC_APP
 from .webhook_store import WebhookStore
 
@@ -45,19 +46,14 @@ def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
     return f"v1,{base64.b64encode(mac).decode()}"
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a 3xx is the endpoint's answer (a failure), not a place to post again
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
-
-
 class WebhookService:
     def __init__(self, store: WebhookStore, dispatcher, utc_now, retry_seconds: list[float], timeout_seconds: float,
-                 lease_seconds: float):
+                 lease_seconds: float, private_networks: bool):
+        """`private_networks`: whether endpoints may be on private networks (app/apps/egress.py)."""
         self.store, self.dispatcher, self.utc_now = store, dispatcher, utc_now
         self.retry_seconds, self.timeout_seconds, self.lease_seconds = retry_seconds, timeout_seconds, lease_seconds
+        self.private_networks = private_networks
+        self.tls = ssl.create_default_context()
         self._cache: dict[str, tuple[float, dict]] = {}
         self._lock = threading.Lock()
 
@@ -66,6 +62,9 @@ class WebhookService:
         """A new endpoint, with its secret (shown only here)."""
         if len(self.store.endpoints(app_id)) >= MAX_ENDPOINTS:
             raise InvalidRequest(f"an app has at most {MAX_ENDPOINTS} webhook endpoints", field="url")
+        refused = None if self.private_networks else egress.refused_host(url)
+        if refused:
+            raise InvalidRequest(f"webhooks are not sent to private networks: {refused}", field="url")
         endpoint = {"id": f"ep_{secrets.token_hex(8)}", "url": url, "events": sorted(set(events)),
                     "secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
                     "created_at": self.utc_now()}
@@ -157,17 +156,15 @@ class WebhookService:
 
     def _post(self, endpoint: dict, delivery_id: str, body: str, now: float) -> dict:
         timestamp = int(now)
-        request = urllib.request.Request(endpoint["url"], data=body.encode(), method="POST", headers={
-            "content-type": "application/json", "user-agent": "ronda-webhooks/1",
-            "webhook-id": delivery_id, "webhook-timestamp": str(timestamp),
-            "webhook-signature": signature(endpoint["secret"], delivery_id, timestamp, body)})
+        headers = {"content-type": "application/json", "user-agent": "ronda-webhooks/1",
+                   "webhook-id": delivery_id, "webhook-timestamp": str(timestamp),
+                   "webhook-signature": signature(endpoint["secret"], delivery_id, timestamp, body)}
         try:
-            with _OPENER.open(request, timeout=self.timeout_seconds) as answer:
-                return {"status_code": answer.status}
-        except urllib.error.HTTPError as error:
-            return {"status_code": error.code, "error": f"HTTP {error.code}"}
-        except (OSError, ValueError) as error:  # refused, unreachable, timed out, a bad URL
+            code = egress.post(endpoint["url"], body.encode(), headers, self.timeout_seconds, self.private_networks,
+                               self.tls)
+        except (OSError, ValueError, http.client.HTTPException) as error:  # refused, unreachable, timed out
             return {"status_code": None, "error": str(error) or type(error).__name__}
+        return {"status_code": code} if 200 <= code < 300 else {"status_code": code, "error": f"HTTP {code}"}
 
     def sweep(self, limit: int = 500) -> int:
         """Queue every delivery due by now (a retry whose time came, or an attempt cut off)."""

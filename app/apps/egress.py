@@ -1,0 +1,102 @@
+"""Posting to an app's webhook URL without letting it reach the deployment's own network (SSRF).
+
+An app chooses its endpoint's URL, and the webhook worker posts from inside the deployment: a URL
+naming 127.0.0.1, a cloud's metadata address or a neighbour on the private network would turn
+the worker into the app's proxy. So, unless the operator allows private networks, a URL whose
+host is an address that is not globally routable is refused when registered, and at every
+attempt the host is resolved, each address it resolves to checked, and the connection made to
+the address checked (a name that resolves again between the check and the connection, DNS
+rebinding, gets nowhere else). HTTPS still verifies the certificate against the URL's host name.
+Redirects are not followed: a 3xx is the endpoint's answer.
+"""
+
+import http.client
+import ipaddress
+import socket
+import ssl
+from urllib.parse import urlsplit
+
+MAX_ANSWER_BYTES = 64 * 1024  # read and dropped, so the connection closes cleanly
+
+
+class Refused(OSError):
+    """The URL's host is, or resolves to, an address the deployment does not post to."""
+
+
+def refused_host(url: str) -> str | None:
+    """Why a URL may not be registered without private networks allowed (None: it may). Only what
+    the URL says is judged here; a host name is resolved at each attempt instead (names move)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return f"{host} is this machine"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return None if _routable(address) else f"{host} is not a public address"
+
+
+def post(url: str, body: bytes, headers: dict[str, str], timeout: float, private_allowed: bool,
+         context: ssl.SSLContext) -> int:
+    """POST `body` to `url`: the answer's status code. Raises OSError (Refused among them) when no
+    answer came: refused, unreachable, timed out."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL: {url}")
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    addresses = _checked_addresses(parts.hostname, port, private_allowed)
+    connection = (_PinnedHTTPS(parts.hostname, port, addresses, timeout, context) if secure
+                  else _PinnedHTTP(parts.hostname, port, addresses, timeout))
+    try:
+        connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers)
+        answer = connection.getresponse()
+        answer.read(MAX_ANSWER_BYTES)
+        return answer.status
+    finally:
+        connection.close()
+
+
+def _checked_addresses(host: str, port: int, private_allowed: bool) -> list[str]:
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    addresses = [str(info[4][0]) for info in found]
+    if not private_allowed:
+        for address in addresses:
+            if not _routable(ipaddress.ip_address(address.split("%")[0])):
+                raise Refused(f"{host} resolves to {address}, not a public address")
+    return addresses
+
+
+def _connected(addresses: list[str], port: int, timeout: float) -> socket.socket:
+    """A connection to the first of the checked addresses that answers (as a name's own lookup would)."""
+    failure: OSError = OSError("no address")
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as error:
+            failure = error
+    raise failure
+
+
+def _routable(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float):
+        super().__init__(host, port, timeout=timeout)
+        self.addresses = addresses
+
+    def connect(self):
+        self.sock = _connected(self.addresses, self.port, self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, context: ssl.SSLContext):
+        super().__init__(host, port, timeout=timeout, context=context)
+        self.addresses, self.tls = addresses, context
+
+    def connect(self):
+        self.sock = self.tls.wrap_socket(_connected(self.addresses, self.port, self.timeout), server_hostname=self.host)
