@@ -72,9 +72,13 @@ def _connected(addresses: list[str], port: int, timeout: float) -> socket.socket
     failure: OSError = OSError("no address")
     for address in addresses:
         try:
-            return socket.create_connection((address, port), timeout)
+            connection = socket.create_connection((address, port), timeout)
         except OSError as error:
             failure = error
+            continue
+        # As http.client's own connect: headers and body go out at once, not a delayed ACK apart.
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection
     raise failure
 
 

@@ -53,7 +53,7 @@ class WebhookService:
         self.store, self.dispatcher, self.utc_now = store, dispatcher, utc_now
         self.retry_seconds, self.timeout_seconds, self.lease_seconds = retry_seconds, timeout_seconds, lease_seconds
         self.private_networks = private_networks
-        self.tls = ssl.create_default_context()
+        self._tls: ssl.SSLContext | None = None  # made at the first attempt: only webhook workers post
         self._cache: dict[str, tuple[float, dict]] = {}
         self._lock = threading.Lock()
 
@@ -161,10 +161,15 @@ class WebhookService:
                    "webhook-signature": signature(endpoint["secret"], delivery_id, timestamp, body)}
         try:
             code = egress.post(endpoint["url"], body.encode(), headers, self.timeout_seconds, self.private_networks,
-                               self.tls)
+                               self._tls_context())
         except (OSError, ValueError, http.client.HTTPException) as error:  # refused, unreachable, timed out
             return {"status_code": None, "error": str(error) or type(error).__name__}
         return {"status_code": code} if 200 <= code < 300 else {"status_code": code, "error": f"HTTP {code}"}
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if self._tls is None:
+            self._tls = ssl.create_default_context()
+        return self._tls
 
     def sweep(self, limit: int = 500) -> int:
         """Queue every delivery due by now (a retry whose time came, or an attempt cut off)."""
