@@ -23,11 +23,15 @@ def queue_name():
     return f"bots-test-{uuid.uuid4().hex[:8]}"
 
 
-@pytest.fixture
-def rq_app(redis_url, queue_name):
+def app_on_rq(redis_url, queue_name):
     # No rate limits: the killed-worker story polls for up to a minute and a half.
     return create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq",
                        "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+
+
+@pytest.fixture
+def rq_app(redis_url, queue_name):
+    return app_on_rq(redis_url, queue_name)
 
 
 def run_queue(redis_url, queue_name):
@@ -97,7 +101,11 @@ def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_
     assert final["status"] == "finished" and final["winner"] in (0, 1)
 
 
-def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(rq_app, redis_url, queue_name):
+def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(own_redis, queue_name):
+    """On a Redis of its own: a sweep with no stall time owes every game of the store a move, and
+    those of earlier tests are not this test's to play."""
+    redis_url = own_redis.url
+    rq_app = app_on_rq(redis_url, queue_name)
     client = rq_app.test_client()
     sweeper, store = rq_app.services.sweeper, rq_app.services.store
     queue = Queue(queue_name, connection=connect(redis_url))
