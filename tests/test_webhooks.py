@@ -326,3 +326,24 @@ def test_https_endpoints_are_verified_against_the_urls_host_name(redis_url, tmp_
         assert [r["id"] for r in receiver.received] == [named]
     finally:
         receiver.server.shutdown()
+
+
+def test_every_notice_of_a_player_is_a_webhook_event_an_endpoint_may_take(redis_url):
+    """seat_taken, as every notice type: the owner of a game hears its open seat was taken."""
+    from app.players.notices import NOTICE_TYPES
+    app = in_process(redis_url)
+    app_id, key = new_app_key(app)
+    client = app.test_client()
+    endpoint = client.post("/apps/me/webhooks", json={"url": "https://hooks.example.com/ronda", "events": list(NOTICE_TYPES)},
+                           headers={"X-Ronda-App": key})
+    assert endpoint.status_code == 201 and endpoint.json["events"] == sorted(NOTICE_TYPES)
+    owner, guest = (client.post("/players", json={"name": name}, headers={"X-Ronda-App": key}).json
+                    for name in ("Owner", "Guest"))
+    game = client.post("/games", json={"players": 2, "seats": [{"type": "human", "mine": True}, {"type": "open"}]},
+                       headers={"X-Ronda-App": key, "Authorization": f"Bearer {owner['token']}"}).json["game"]
+    assert client.post(f"/games/{game['id']}/seats/1", json={}, headers={
+        "X-Ronda-App": key, "Authorization": f"Bearer {guest['token']}"}).status_code == 201
+    found, _ = app.services.webhooks.deliveries(app_id, endpoint.json["id"], 0, 10)
+    taken = [d for d in found if d["type"] == "seat_taken"]
+    assert [d["payload"]["data"]["player_id"] for d in taken] == [owner["player"]["id"]], found
+    assert taken[0]["payload"]["data"]["game_id"] == game["id"]

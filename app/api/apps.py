@@ -8,7 +8,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..apps.scope import PUBLIC_APP
-from ..apps.webhooks import EVENT_TYPES
+from ..players.notices import NOTICE_TYPES
 from ..errors import InvalidAppKey, OperatorOnly
 from .players import PlayerNotice
 from .common import Blueprint, bearer_token, documents_problems, services
@@ -81,8 +81,8 @@ class AppUse(Answer):
 
 class WebhookRequest(Schema):
     url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False)
-    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), required=True,
-                         validate=validate.Length(min=1), metadata={"description": ", ".join(EVENT_TYPES)})
+    events = fields.List(fields.String(validate=validate.OneOf(NOTICE_TYPES)), required=True,
+                         validate=validate.Length(min=1), metadata={"description": ", ".join(NOTICE_TYPES)})
 
 
 class WebhookEndpoint(Answer):
@@ -108,7 +108,7 @@ class WebhookData(PlayerNotice):
 
 class WebhookPayload(Answer):
     """What each delivery posts (Standard Webhooks' shape). Ignore a type or field you do not know."""
-    type = fields.String(required=True, metadata={"description": ", ".join(EVENT_TYPES)})
+    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES)})
     timestamp = fields.String(required=True, metadata={"description": "when it happened (RFC 3339)"})
     data = fields.Nested(WebhookData, required=True, metadata={
         "description": "the player's notice, as in streamNotices"})

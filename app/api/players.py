@@ -6,6 +6,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..accounts.ladders import pools
+from ..players.notices import NOTICE_TYPES
 from ..errors import PoolNotFound
 from ..live.feed import player_topic
 from . import idempotency
@@ -19,10 +20,6 @@ blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")
 leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
-
-NOTICE_TYPES = ("your_turn", "turn_reminder", "turn_timeout", "game_over", "seat_taken", "matched", "ticket_expired",
-                "rematch_offered", "rematch_declined")
-
 
 class CreatePlayerRequest(Schema):
     name = fields.String(required=True, validate=[validate.Length(min=1), NAME], metadata={"example": "Amina"})
