@@ -68,7 +68,7 @@ class Services:
                                default_quotas=quotas(config, "APP"))
         self.webhooks = WebhookService(WebhookStore(client), self.dispatcher, utc_now, config["WEBHOOK_RETRY_SECONDS"],
                                        config["WEBHOOK_TIMEOUT_SECONDS"], config["WEBHOOK_LEASE_SECONDS"],
-                                       config["WEBHOOK_PRIVATE_NETWORKS"])
+                                       config["WEBHOOK_PAUSE_SECONDS"], config["WEBHOOK_PRIVATE_NETWORKS"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
                                                  counted_ttl=2 * config["FINISHED_GAME_TTL"]),
                                      self.ladders, utc_now, secret_key(config), self.webhooks)

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import uuid
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -22,11 +23,14 @@ from test_apps import new_player, serve
 
 OPERATOR_KEY = "webhook-tests-operator"
 # The receivers listen on this machine: private networks allowed, but where a test says otherwise.
+# An endpoint that timed out is paused 0.2 s only, less than a retry: but where a test says otherwise.
 SETTINGS = {"WEBHOOK_RETRY_SECONDS": [0.3, 0.6, 0.6], "WEBHOOK_TIMEOUT_SECONDS": 1.5, "WEBHOOK_LEASE_SECONDS": 3,
-            "TURN_REMINDER_FRACTION": 0.5, "TURN_REMINDER_MIN_SECONDS": 1, "WEBHOOK_PRIVATE_NETWORKS": True}
+            "WEBHOOK_PAUSE_SECONDS": 0.2, "TURN_REMINDER_FRACTION": 0.5, "TURN_REMINDER_MIN_SECONDS": 1,
+            "WEBHOOK_PRIVATE_NETWORKS": True}
 ENVIRONMENT = {"RONDA_WEBHOOK_RETRY_SECONDS": "0.3,0.6,0.6", "RONDA_WEBHOOK_TIMEOUT_SECONDS": "1.5",
-               "RONDA_WEBHOOK_LEASE_SECONDS": "3", "RONDA_TURN_REMINDER_FRACTION": "0.5",
-               "RONDA_TURN_REMINDER_MIN_SECONDS": "1", "RONDA_WEBHOOK_PRIVATE_NETWORKS": "1"}
+               "RONDA_WEBHOOK_LEASE_SECONDS": "3", "RONDA_WEBHOOK_PAUSE_SECONDS": "0.2",
+               "RONDA_TURN_REMINDER_FRACTION": "0.5", "RONDA_TURN_REMINDER_MIN_SECONDS": "1",
+               "RONDA_WEBHOOK_PRIVATE_NETWORKS": "1"}
 
 
 class Receiver:
@@ -76,8 +80,10 @@ class Deployment:
     """The API (in this process, on a real HTTP server), a `ronda worker` and a `ronda worker
     --webhooks`, on one Redis, and one app with an endpoint on the receiver."""
 
-    def __init__(self, redis_url, events=("your_turn", "turn_reminder", "turn_timeout", "game_over")):
+    def __init__(self, redis_url, events=("your_turn", "turn_reminder", "turn_timeout", "game_over"), **environment):
+        """`environment`: the workers' settings where they differ from ENVIRONMENT."""
         self.redis_url, self.queue = redis_url, f"webhooks-{uuid.uuid4().hex[:8]}"
+        self.environment = {**ENVIRONMENT, **environment}
         self.server, self.base = serve({"REDIS_URL": redis_url, "BOT_QUEUE": self.queue, "OPERATOR_KEY": OPERATOR_KEY,
                                         "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
                                         **SETTINGS})
@@ -93,7 +99,7 @@ class Deployment:
 
     def _worker(self, *options):
         return subprocess.Popen([sys.executable, "-m", "app.cli", "worker", *options],
-                                env=worker_env(self.redis_url, self.queue, 1, **ENVIRONMENT),
+                                env=worker_env(self.redis_url, self.queue, 1, **self.environment),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def kill_webhook_worker(self):
@@ -296,6 +302,7 @@ def test_a_name_that_resolves_to_a_private_address_is_never_posted_to(redis_url)
         attempt = guarded.services.webhooks.store.delivery(app_id, delivery_id)["attempts"][0]
         assert attempt["status_code"] is None and "not a public address" in attempt["error"], attempt
         assert receiver.received == []
+        time.sleep(SETTINGS["WEBHOOK_PAUSE_SECONDS"] + 0.1)  # an endpoint that gave no answer is paused
         assert allowing.services.webhooks.attempt(app_id, delivery_id) is True
         assert receiver.verified(delivery_id)
     finally:
@@ -347,3 +354,33 @@ def test_every_notice_of_a_player_is_a_webhook_event_an_endpoint_may_take(redis_
     taken = [d for d in found if d["type"] == "seat_taken"]
     assert [d["payload"]["data"]["player_id"] for d in taken] == [owner["player"]["id"]], found
     assert taken[0]["payload"]["data"]["game_id"] == game["id"]
+
+
+def test_an_endpoint_that_gives_no_answer_is_paused_and_no_other_delivery_waits_out_its_timeouts(redis_url):
+    """A dead endpoint costs the webhook worker one timeout a pause, not one a delivery: the
+    deliveries queued behind its first timeout are not sent to it (an attempt not sent, to come
+    again after the pause), and another app's delivery queued after them is delivered."""
+    deployment = Deployment(redis_url, RONDA_WEBHOOK_PAUSE_SECONDS="600")
+    other = Receiver()
+    try:
+        deployment.receiver.plan = lambda delivery_id, attempt: "hang"
+        other_id, other_key = new_app_key(deployment.server.app)
+        other_endpoint = register(deployment.server.app, other_key, other.url).json
+        other.secret = other_endpoint["secret"]
+        webhooks = deployment.server.app.services.webhooks
+        for seat in range(4):
+            webhooks.publish(deployment.app_id, "your_turn", {"game_id": "dead-end", "seat": seat})
+        webhooks.publish(other_id, "your_turn", {"game_id": "alive", "seat": 0})
+        deployment.wait(lambda: other.received, what="the other app's delivery")
+        (delivered,), _ = webhooks.deliveries(other_id, other_endpoint["id"], 0, 10)
+        assert delivered["status"] == "delivered" and other.verified(delivered["id"])
+        assert len(deployment.receiver.received) == 1  # the first delivery's, which timed out
+        waiting = deployment.deliveries()
+        errors = [d["attempts"][0]["error"] for d in waiting]
+        assert len(errors) == 4 and sum(e.startswith("not sent: the endpoint gave no answer") for e in errors) == 3, errors
+        for delivery in waiting:
+            next_attempt = datetime.fromisoformat(delivery["next_attempt_at"].replace("Z", "+00:00")).timestamp()
+            assert delivery["status"] == "pending" and next_attempt > time.time() + 500, delivery
+    finally:
+        other.server.shutdown()
+        deployment.close()

@@ -7,7 +7,7 @@ import zlib
 
 from ..ops.connection import RedisClient
 from ..ops.keys import (INDEX_BUCKETS, deliveries_due_key, deliveries_key, delivery_counts_key, delivery_key,
-                        webhooks_key)
+                        endpoint_pause_key, webhooks_key)
 
 DELIVERY_TTL = 8 * 24 * 3600  # a delivery is kept a week past its day of retries
 LISTED_DELIVERIES = 1000  # an endpoint lists its newest deliveries, this many
@@ -50,6 +50,13 @@ class WebhookStore:
 
     def remove_endpoint(self, app_id: str, endpoint_id: str) -> bool:
         return bool(self.redis.hdel(webhooks_key(app_id), endpoint_id))
+
+    def pause(self, app_id: str, endpoint_id: str, seconds: float):
+        self.redis.set(endpoint_pause_key(app_id, endpoint_id), 1, px=max(1, int(seconds * 1000)))
+
+    def pause_left(self, app_id: str, endpoint_id: str) -> float:
+        """Seconds until a paused endpoint gets attempts again (0: it is not paused)."""
+        return max(0, self.redis.pttl(endpoint_pause_key(app_id, endpoint_id))) / 1000
 
     # ----- deliveries --------------------------------------------------------------------------
     def add_delivery(self, app_id: str, delivery: dict, due_ms: int):

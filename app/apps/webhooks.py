@@ -47,10 +47,12 @@ def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
 
 class WebhookService:
     def __init__(self, store: WebhookStore, dispatcher, utc_now, retry_seconds: list[float], timeout_seconds: float,
-                 lease_seconds: float, private_networks: bool):
-        """`private_networks`: whether endpoints may be on private networks (app/apps/egress.py)."""
+                 lease_seconds: float, pause_seconds: float, private_networks: bool):
+        """`pause_seconds`: how long an endpoint that gave no answer gets no attempt; `private_networks`:
+        whether endpoints may be on private networks (app/apps/egress.py)."""
         self.store, self.dispatcher, self.utc_now = store, dispatcher, utc_now
         self.retry_seconds, self.timeout_seconds, self.lease_seconds = retry_seconds, timeout_seconds, lease_seconds
+        self.pause_seconds = pause_seconds
         self.private_networks = private_networks
         self._tls: ssl.SSLContext | None = None  # made at the first attempt: only webhook workers post
         self._cache: dict[str, tuple[float, dict]] = {}
@@ -136,22 +138,38 @@ class WebhookService:
             return False
         started = time.time()
         self.store.schedule(app_id, delivery_id, int((started + self.lease_seconds) * 1000))
-        outcome: dict[str, Any] = self._post(endpoint, delivery_id, delivery["payload"], started) if endpoint else {
-            "status_code": None, "error": "the endpoint was removed"}
+        outcome = self._outcome(app_id, endpoint, delivery_id, delivery["payload"], started)
         outcome.update(at=_iso(started), seconds=round(time.time() - started, 3))
         delivery["attempts"].append(outcome)
         code = outcome["status_code"]
         ok = code is not None and 200 <= code < 300
-        retries_left = endpoint is not None and len(delivery["attempts"]) <= len(self.retry_seconds)
-        if ok or not retries_left:
+        if ok or endpoint is None or len(delivery["attempts"]) > len(self.retry_seconds):
             delivery.update(status=DELIVERED if ok else FAILED, next_attempt_at=None)
             self.store.move(app_id, delivery, PENDING)
             self.store.unschedule(app_id, delivery_id)
         else:
-            delivery["next_attempt_at"] = time.time() + self.retry_seconds[len(delivery["attempts"]) - 1]
+            wait = max(self.retry_seconds[len(delivery["attempts"]) - 1], self.store.pause_left(app_id, endpoint["id"]))
+            delivery["next_attempt_at"] = time.time() + wait
             self.store.move(app_id, delivery, PENDING)
             self.store.schedule(app_id, delivery_id, int(delivery["next_attempt_at"] * 1000))
         return ok
+
+    def _outcome(self, app_id: str, endpoint: dict | None, delivery_id: str, body: str,
+                 started: float) -> dict[str, Any]:
+        """An attempt: posted, or not to a removed or paused endpoint. An endpoint that gives no
+        answer (timed out, refused, unreachable) is paused, so that the deliveries queued behind
+        one dead endpoint (any app's) do not each wait out its timeout: they count an attempt not
+        sent and come again when the pause ends, when one of them tries the endpoint again."""
+        if endpoint is None:
+            return {"status_code": None, "error": "the endpoint was removed"}
+        paused = self.store.pause_left(app_id, endpoint["id"])
+        if paused:
+            return {"status_code": None,
+                    "error": f"not sent: the endpoint gave no answer to an attempt; paused {paused:.1f} s more"}
+        outcome = self._post(endpoint, delivery_id, body, started)
+        if outcome["status_code"] is None:
+            self.store.pause(app_id, endpoint["id"], self.pause_seconds)
+        return outcome
 
     def _post(self, endpoint: dict, delivery_id: str, body: str, now: float) -> dict:
         timestamp = int(now)

@@ -111,6 +111,9 @@ class Config:
         "RONDA_WEBHOOK_RETRY_SECONDS", "5,300,1800,7200,18000,36000,36000").split(",")]
     WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("RONDA_WEBHOOK_TIMEOUT_SECONDS", 10))
     WEBHOOK_LEASE_SECONDS = float(os.environ.get("RONDA_WEBHOOK_LEASE_SECONDS", 60))
+    # An endpoint that gave no answer (timed out, refused) gets no attempt for this long: its
+    # deliveries wait, and no other endpoint's wait behind its timeouts.
+    WEBHOOK_PAUSE_SECONDS = float(os.environ.get("RONDA_WEBHOOK_PAUSE_SECONDS", 60))
     # 1: webhook endpoints may be on private networks and this machine (a deployment whose apps
     # are all its own); 0: such URLs are refused and never posted to (app/apps/egress.py).
     WEBHOOK_PRIVATE_NETWORKS = os.environ.get("RONDA_WEBHOOK_PRIVATE_NETWORKS", "0") == "1"

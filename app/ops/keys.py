@@ -190,6 +190,11 @@ def webhooks_key(app_id: str) -> str:
     return f"{{app:{app_id}}}:webhooks"
 
 
+def endpoint_pause_key(app_id: str, endpoint_id: str) -> str:
+    """Set while an endpoint that did not answer gets no attempt (it expires with the pause)."""
+    return f"{{app:{app_id}}}:webhook_paused:{endpoint_id}"
+
+
 def delivery_key(app_id: str, delivery_id: str) -> str:
     """One delivery of one message to one endpoint: its payload, status and attempts."""
     return f"{{app:{app_id}}}:delivery:{delivery_id}"
