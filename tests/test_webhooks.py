@@ -266,10 +266,9 @@ def new_app_key(app) -> tuple[str, str]:
     return made["app"]["id"], made["key"]
 
 
-def register(app, key, url) -> dict:
-    rv = app.test_client().post("/apps/me/webhooks", json={"url": url, "events": ["your_turn"]},
-                                headers={"X-Ronda-App": key})
-    return rv
+def register(app, key, url, events=("your_turn",)):
+    return app.test_client().post("/apps/me/webhooks", json={"url": url, "events": list(events)},
+                                  headers={"X-Ronda-App": key})
 
 
 def delivery_of(app, app_id, endpoint_id) -> str:
@@ -341,8 +340,7 @@ def test_every_notice_of_a_player_is_a_webhook_event_an_endpoint_may_take(redis_
     app = in_process(redis_url)
     app_id, key = new_app_key(app)
     client = app.test_client()
-    endpoint = client.post("/apps/me/webhooks", json={"url": "https://hooks.example.com/ronda", "events": list(NOTICE_TYPES)},
-                           headers={"X-Ronda-App": key})
+    endpoint = register(app, key, "https://hooks.example.com/ronda", NOTICE_TYPES)
     assert endpoint.status_code == 201 and endpoint.json["events"] == sorted(NOTICE_TYPES)
     owner, guest = (client.post("/players", json={"name": name}, headers={"X-Ronda-App": key}).json
                     for name in ("Owner", "Guest"))

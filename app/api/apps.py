@@ -8,8 +8,8 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..apps.scope import PUBLIC_APP
-from ..players.notices import NOTICE_TYPES
 from ..errors import InvalidAppKey, OperatorOnly
+from ..players.notices import NOTICE_TYPES
 from .players import PlayerNotice
 from .common import Blueprint, bearer_token, documents_problems, services
 from .schemas import NAME, Answer, Integer

@@ -6,9 +6,9 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..accounts.ladders import pools
-from ..players.notices import NOTICE_TYPES
 from ..errors import PoolNotFound
 from ..live.feed import player_topic
+from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .tenancy import current_app_id
 from .bots import Record, TurnsQuery, header_turn_id

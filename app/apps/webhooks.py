@@ -138,7 +138,7 @@ class WebhookService:
             return False
         started = time.time()
         self.store.schedule(app_id, delivery_id, int((started + self.lease_seconds) * 1000))
-        outcome = self._outcome(app_id, endpoint, delivery_id, delivery["payload"], started)
+        outcome, paused = self._outcome(app_id, endpoint, delivery_id, delivery["payload"], started)
         outcome.update(at=_iso(started), seconds=round(time.time() - started, 3))
         delivery["attempts"].append(outcome)
         code = outcome["status_code"]
@@ -148,28 +148,29 @@ class WebhookService:
             self.store.move(app_id, delivery, PENDING)
             self.store.unschedule(app_id, delivery_id)
         else:
-            wait = max(self.retry_seconds[len(delivery["attempts"]) - 1], self.store.pause_left(app_id, endpoint["id"]))
-            delivery["next_attempt_at"] = time.time() + wait
+            delivery["next_attempt_at"] = time.time() + max(self.retry_seconds[len(delivery["attempts"]) - 1], paused)
             self.store.move(app_id, delivery, PENDING)
             self.store.schedule(app_id, delivery_id, int(delivery["next_attempt_at"] * 1000))
         return ok
 
     def _outcome(self, app_id: str, endpoint: dict | None, delivery_id: str, body: str,
-                 started: float) -> dict[str, Any]:
-        """An attempt: posted, or not to a removed or paused endpoint. An endpoint that gives no
-        answer (timed out, refused, unreachable) is paused, so that the deliveries queued behind
-        one dead endpoint (any app's) do not each wait out its timeout: they count an attempt not
-        sent and come again when the pause ends, when one of them tries the endpoint again."""
+                 started: float) -> tuple[dict[str, Any], float]:
+        """An attempt (posted, or not to a removed or paused endpoint), and the seconds its endpoint
+        is paused from now (0: not). An endpoint that gives no answer (timed out, refused,
+        unreachable) is paused, so that the deliveries queued behind one dead endpoint (any app's)
+        do not each wait out its timeout: they count an attempt not sent and come again when the
+        pause ends, when one of them tries the endpoint again."""
         if endpoint is None:
-            return {"status_code": None, "error": "the endpoint was removed"}
+            return {"status_code": None, "error": "the endpoint was removed"}, 0.0
         paused = self.store.pause_left(app_id, endpoint["id"])
         if paused:
             return {"status_code": None,
-                    "error": f"not sent: the endpoint gave no answer to an attempt; paused {paused:.1f} s more"}
+                    "error": f"not sent: the endpoint gave no answer to an attempt; paused {paused:.1f} s more"}, paused
         outcome = self._post(endpoint, delivery_id, body, started)
-        if outcome["status_code"] is None:
-            self.store.pause(app_id, endpoint["id"], self.pause_seconds)
-        return outcome
+        if outcome["status_code"] is not None:
+            return outcome, 0.0
+        self.store.pause(app_id, endpoint["id"], self.pause_seconds)
+        return outcome, self.pause_seconds
 
     def _post(self, endpoint: dict, delivery_id: str, body: str, now: float) -> dict:
         timestamp = int(now)
