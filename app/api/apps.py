@@ -12,7 +12,7 @@ from ..errors import InvalidAppKey, OperatorOnly
 from ..players.notices import NOTICE_TYPES
 from .players import PlayerNotice
 from .common import Blueprint, bearer_token, documents_problems, services
-from .schemas import NAME, Answer, Integer
+from .schemas import Answer, Integer, PersonName
 from .tenancy import APP_HEADER, current_app_id
 
 admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",
@@ -57,7 +57,7 @@ class AppWithKey(Answer):
 
 
 class CreateAppRequest(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1), NAME])
+    name = PersonName(required=True)
     quotas = fields.Nested(QuotasRequest, load_default=dict)
 
 

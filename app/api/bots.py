@@ -13,7 +13,7 @@ from . import idempotency
 from .common import (BOT_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, request_address,
                      services, token_first)
 from .matches import EntrantResult
-from .schemas import Answer, GameView
+from .schemas import Answer, GameView, PersonName
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
@@ -48,7 +48,7 @@ class Record(Answer):
 
 
 class CreateBotRequest(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40), metadata={"example": "Mimoun"})
+    name = PersonName(required=True, metadata={"example": "Mimoun"})
     description = fields.String(validate=validate.Length(max=200),
                                 metadata={"example": "plays the rank it can follow"})
 

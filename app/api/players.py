@@ -14,7 +14,7 @@ from .tenancy import current_app_id
 from .bots import Record, TurnsQuery, header_turn_id
 from .common import (PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, services,
                      token_first)
-from .schemas import NAME, Answer, GameSummary
+from .schemas import Answer, GameSummary, PersonName
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")
@@ -22,7 +22,7 @@ leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
 
 class CreatePlayerRequest(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1), NAME], metadata={"example": "Amina"})
+    name = PersonName(required=True, metadata={"example": "Amina"})
 
 
 class PoolRecord(Record):

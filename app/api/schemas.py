@@ -1,7 +1,9 @@
 """Request and response schemas: the OpenAPI spec, and so the generated SDKs, come from these."""
 
+import unicodedata
+
 from flask_smorest.pagination import PaginationMetadataSchema
-from marshmallow import INCLUDE, Schema, fields, pre_load, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, pre_load, validate
 
 from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
@@ -12,6 +14,9 @@ MAX_COUNTER = 2**31 - 1  # versions and event ids stay far below; Redis indexes 
 MAX_TARGET = 1000  # the largest preset target (docs/rules.md §8) is 81; a game to 1,000 still ends
 MAX_POINTS = 100  # any one option's points
 NAME = validate.Length(max=40)
+MAX_PERSON_NAME = 40
+# Joiners inside emoji sequences and Persian/Arabic words; never a name on their own.
+_JOINERS = {"\u200c", "\u200d"}
 
 
 class Answer(Schema):
@@ -37,6 +42,30 @@ class Boolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class PersonName(fields.String):
+    """A name a person types (a player, a seat, a bot, an app): NFC-normalised, 1 to 40 characters,
+    no control, format (bidi overrides, zero-width spaces) or unpaired surrogate characters, and
+    something visible in it. Arabic, accents and emoji (joiners included) are names like any other."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {}).setdefault(
+            "description", f"1 to {MAX_PERSON_NAME} characters, NFC, no control or format characters, not blank")
+        super().__init__(validate=validate.Length(min=1, max=MAX_PERSON_NAME), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if any(unicodedata.category(c) == "Cs" for c in text):
+            raise ValidationError("a name may not hold an unpaired surrogate")
+        text = unicodedata.normalize("NFC", text)
+        unwanted = sorted({f"U+{ord(c):04X}" for c in text
+                           if unicodedata.category(c) in ("Cc", "Cf") and c not in _JOINERS})
+        if unwanted:
+            raise ValidationError(f"a name may not hold control or format characters ({', '.join(unwanted)})")
+        if all(c.isspace() or c in _JOINERS for c in text):
+            raise ValidationError("a name needs a visible character")
+        return text
 
 
 CARD_ID = validate.Regexp(r"^(1|2|3|4|5|6|7|10|11|12)[oceb]$", error="not a card id such as '7o' or '12b'")
@@ -99,7 +128,7 @@ class Rules(Answer):
 
 class SeatRequest(Schema):
     type = fields.String(required=True, validate=validate.OneOf(("human", "bot", "open")))
-    name = fields.String(validate=NAME, metadata={"example": "Amina"})
+    name = PersonName(metadata={"example": "Amina"})
     bot = fields.String(validate=NAME, metadata={"description": "bot kind, for type bot", "example": "greedy"})
     level = Integer(validate=validate.Range(min=1, max=len(LEVELS)), metadata={
         "description": f"for type bot, instead of `bot`: 1 (weakest) to {len(LEVELS)}, see listLevels"})
@@ -144,7 +173,7 @@ class LeaveSeatRequest(Schema):
 
 
 class ClaimSeatRequest(Schema):
-    name = fields.String(validate=NAME, metadata={"example": "Youssef"})
+    name = PersonName(metadata={"example": "Youssef"})
 
 
 class ActionRequest(Schema):
