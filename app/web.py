@@ -4,13 +4,14 @@ import time
 
 from flask import Flask, g, request
 from flask_smorest import Api
-from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.exceptions import NotFound, UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
-from werkzeug.routing import Map
+from werkzeug.routing import Map, MapAdapter
 
 from . import wiring
 from .api import (apps, bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems,
                   rules, tenancy, web_client)
+from .api.common import answer_headers
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
 from .api.schemas import Problem
@@ -38,12 +39,26 @@ class RondaApi(Api):
             del self.DEFAULT_RESPONSE_CONTENT_TYPE
 
 
+class _ExactPathAdapter(MapAdapter):
+    def match(self, path_info=None, *args, **kwargs):
+        # werkzeug strips a path's leading slashes before matching, whatever merge_slashes says.
+        if (self.path_info if path_info is None else path_info).startswith("//"):
+            raise NotFound()
+        return super().match(path_info, *args, **kwargs)
+
+
 class ExactPaths(Map):
     """Routes match the path as sent: werkzeug would answer `/games//view` (and `//games`, to another
-    host) with a redirect in HTML, outside the API's problem+json; a doubled slash is a 404 instead."""
+    host) with a redirect in HTML, outside the API's problem+json, and route `//games` (or `/%2fgames`,
+    which servers decode to it) as `/games`; a doubled slash anywhere is a 404 instead."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **{**kwargs, "merge_slashes": False})
+
+    def bind_to_environ(self, *args, **kwargs) -> MapAdapter:  # how a request's path is matched
+        adapter = super().bind_to_environ(*args, **kwargs)
+        adapter.__class__ = _ExactPathAdapter
+        return adapter
 
 
 class RondaFlask(Flask):
@@ -115,6 +130,6 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
         metrics.REQUESTS.labels(route, request.method, response.status_code).inc()
         if "started" in g:
             metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - g.started)
-        return logs.echo_request_id(idempotency.remember(response))
+        return logs.echo_request_id(idempotency.remember(answer_headers(response)))
 
     return app

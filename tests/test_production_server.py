@@ -29,9 +29,16 @@ def free_port():
 
 
 @pytest.fixture(scope="module")
-def gunicorn(redis_url):
+def gunicorn_home(tmp_path_factory):
+    """The gunicorn's HOME, where gunicorn 25.1+ would open its account-wide control socket."""
+    return tmp_path_factory.mktemp("home")
+
+
+@pytest.fixture(scope="module")
+def gunicorn(redis_url, gunicorn_home):
     port = free_port()
-    env = {**os.environ, "REDIS_URL": redis_url, "RONDA_SSE_KEEPALIVE_SECONDS": "1"}
+    env = {**{k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}, "HOME": str(gunicorn_home),
+           "REDIS_URL": redis_url, "RONDA_SSE_KEEPALIVE_SECONDS": "1"}
     process = start_gunicorn(env, port)
     yield f"http://127.0.0.1:{port}", port
     process.terminate()
@@ -131,6 +138,32 @@ def test_what_gunicorn_refuses_before_the_app_is_problem_json_too(gunicorn, requ
     assert answered == status and headers["Content-Type"] == "application/problem+json"
     problem = json.loads(body)
     assert problem["status"] == status and problem["code"] and problem["type"].startswith("urn:ronda:problem:")
+
+
+@pytest.mark.parametrize("path", ["//games", "//games/abc", "/%2fgames", "/%2Fgames/abc/view", "///games",
+                                  "/games//abc"])
+def test_a_path_with_a_doubled_or_encoded_leading_slash_is_a_404_problem_not_the_route(gunicorn, path):
+    _, port = gunicorn
+    status, headers, body = raw_answer(port, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    assert status == 404 and headers["Content-Type"] == "application/problem+json", (status, body[:200])
+    assert json.loads(body)["code"] == "not_found"
+
+
+def test_every_answer_is_nosniff_without_a_server_banner_and_secrets_are_never_stored(gunicorn, gunicorn_home):
+    base, port = gunicorn
+    answers = {path: raw_answer(port, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+               for path in ("/games", "/games/nope", "/", "/openapi.json", "/health/ready", "/metrics")}
+    answers["refused by gunicorn"] = raw_answer(port, b"GET /games HTTP/9\r\nHost: x\r\n\r\n")
+    for name, (status, headers, _) in answers.items():
+        assert headers.get("X-Content-Type-Options") == "nosniff", (name, status, headers)
+        assert "Server" not in headers, (name, headers)
+    request = urllib.request.Request(f"{base}/games", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).encode())
+    with urllib.request.urlopen(request, timeout=10) as created:
+        assert created.headers["Cache-Control"] == "no-store" and json.loads(created.read())["tokens"][0]["token"]
+    with urllib.request.urlopen(f"{base}/games", timeout=10) as listing:
+        assert "no-store" not in (listing.headers["Cache-Control"] or "")
+    assert not (gunicorn_home / ".gunicorn").exists(), "gunicorn opened its control socket under HOME"
 
 
 def test_sigterm_ends_open_streams_with_a_reconnect_hint_and_the_server_exits(redis_url):

@@ -94,6 +94,20 @@ def live() -> "LiveHub":
     return cast("RondaFlask", current_app).live
 
 
+# The POSTs whose answers carry a token, a key or a secret (shown once): never kept by a cache on the way.
+SECRET_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players", "admin.Apps",
+                  "admin.RotateKey", "apps.Webhooks"}
+
+
+def answer_headers(response):
+    """Headers of every answer: its content type is not to be sniffed (a problem or an event stream
+    is never run as a page), and an answer with a secret in it is not stored."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.method == "POST" and request.endpoint in SECRET_ANSWERS:
+        response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 

@@ -100,7 +100,7 @@ def http_problem(status: int, detail: str | None = None) -> bytes:
     reason = HTTPStatus(status).phrase
     body = problem_body(status, CODE_BY_STATUS.get(status, "http_error"), reason, detail).encode()
     head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_MEDIA_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n")
+            f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(body)}\r\n\r\n")
     return head.encode("latin-1") + body
 
 

@@ -22,6 +22,9 @@ worker_connections = int(os.environ.get("RONDA_WORKER_CONNECTIONS", 10000))
 # net.core.somaxconn (docker-compose.yml raises it for the API).
 backlog = int(os.environ.get("RONDA_BACKLOG", 16384))
 graceful_timeout = 5
+# gunicorn 25.1+ opens a control socket at ~/.gunicorn/gunicorn.ctl, one path for every gunicorn of
+# the account: two servers would take it from each other, and nothing here drives it.
+control_socket_disable = True
 wsgi_app = "app:create_app()"
 accesslog = "-"
 access_log_format = ('{"time": "%(t)s", "logger": "access", "remote": "%(h)s", "method": "%(m)s", '
@@ -47,12 +50,14 @@ def on_starting(server):
 def post_worker_init(worker):
     # Imported in the worker, after gevent has patched the standard library.
     from gunicorn import util
+    from gunicorn.http import wsgi
 
     from app.api.problems import write_gunicorn_problem
     from app.ops.logs import use_json_logs
     from app.wiring import close_streams
     use_json_logs()
     util.write_error = write_gunicorn_problem
+    wsgi.Response.default_headers = _without_server_header(wsgi.Response.default_headers)
     stop_worker = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):
@@ -60,6 +65,14 @@ def post_worker_init(worker):
         stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, stop)
+
+
+def _without_server_header(default_headers):
+    """gunicorn names itself and its release in a Server header on every answer, with no setting
+    to turn it off: an attacker's inventory, of no use to a client."""
+    def headers(response):
+        return [line for line in default_headers(response) if not line.startswith("Server:")]
+    return headers
 
 
 def child_exit(server, worker):
