@@ -157,8 +157,9 @@ def test_every_answer_is_nosniff_without_a_server_banner_and_secrets_are_never_s
     for name, (status, headers, _) in answers.items():
         assert headers.get("X-Content-Type-Options") == "nosniff", (name, status, headers)
         assert "Server" not in headers, (name, headers)
+    body = json.dumps({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).encode()
     request = urllib.request.Request(f"{base}/games", method="POST", headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).encode())
+                                     data=body)
     with urllib.request.urlopen(request, timeout=10) as created:
         assert created.headers["Cache-Control"] == "no-store" and json.loads(created.read())["tokens"][0]["token"]
     with urllib.request.urlopen(f"{base}/games", timeout=10) as listing:
