@@ -45,10 +45,11 @@ def gunicorn(redis_url, gunicorn_home):
     process.wait(timeout=10)
 
 
-def start_gunicorn(env, port, workers=1):
+def start_gunicorn(env, port, workers=1, app="app:create_app()"):
     """Gevent workers (one unless asked), as the Dockerfile runs the API (its settings module)."""
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", str(workers),
-                                "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"],
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
+                                "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
+                                app],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:

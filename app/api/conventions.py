@@ -18,7 +18,10 @@ HEADERS = {
     "Retry-After": {"description": "seconds to wait before trying again (at least 1)",
                     "schema": {"type": "integer", "minimum": 1}},
     "Idempotent-Replayed": {"description": "`true` when this is the stored answer to an earlier request with "
-                                           "the same Idempotency-Key", "schema": {"type": "string", "enum": ["true"]}},
+                                           "the same Idempotency-Key; `applied` when that answer was lost (the "
+                                           "server stopped between the write and its record) and the request is "
+                                           "found applied: the game as it is now, with the events it caused",
+                            "schema": {"type": "string", "enum": ["true", "applied"]}},
     "X-Pagination": {"description": "where this page sits in the listing, as JSON text: total, total_pages, "
                                     "first_page, last_page, page, previous_page, next_page",
                      "schema": {"type": "string", "contentMediaType": "application/json",

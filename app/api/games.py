@@ -153,7 +153,8 @@ class Seat(MethodView):
         With a player token the seat is the player's (a rated game's seats need one; a rematch's seat
         is claimed by its former holder). Location names your seat's view.
         """
-        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"), bearer_token())
+        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"), bearer_token(),
+                                                     idempotency.resource_id())
         return ({"seat": seat, "token": token, "game": services().games.view_of(claimed, seat)},
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
 
@@ -230,8 +231,9 @@ class Actions(MethodView):
         lists the legal actions).
         """
         version = if_match_version(lambda: services().games.version(game_id))
-        view, events, version = services().games.act(game_id, bearer_token(), version, action)
-        return {"game": view, "events": events}, etag_header(version)
+        acted = services().games.act(game_id, bearer_token(), version, action, idempotency.resource_id())
+        replayed = {idempotency.REPLAYED_HEADER: idempotency.APPLIED_BEFORE} if acted.applied_before else {}
+        return {"game": acted.view, "events": acted.events}, {**etag_header(acted.version), **replayed}
 
 
 @blp.route("/<game_id>/events")

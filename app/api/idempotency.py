@@ -28,6 +28,10 @@ RECORD_RETRY_SECONDS = 0.25
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "games.Rematch",
                         "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets"}
 IN_PROGRESS = "in-progress"
+REPLAYED_HEADER = "Idempotent-Replayed"
+# The header's value when the first answer was lost but its action is found applied in the game:
+# the answer is the game as it is now, with the events that action caused.
+APPLIED_BEFORE = "applied"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
 # Their 201 answers carry seat tokens, a bot's or a player's token, never kept: a replay derives them again.
 TOKEN_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players"}
@@ -64,14 +68,15 @@ def replay_or_reserve():
     body = stored["body"] if stored.get("token_seats") is None else _with_tokens(stored["body"], stored["token_seats"])
     response = current_app.response_class(body, status=stored["status"])
     response.headers.update(stored["headers"])
-    response.headers["Idempotent-Replayed"] = "true"
+    response.headers[REPLAYED_HEADER] = "true"
     return response
 
 
 def resource_id() -> str | None:
-    """An id for what this request creates, the same for every retry of it (same key, caller and
-    body), so a retry whose first run died between its write and its record (a killed worker
-    process) finds that first resource instead of creating a second one. None without a key."""
+    """An id for what this request creates or changes, the same for every retry of it (same key,
+    caller and body), so a retry whose first run died between its write and its record (a killed
+    worker process) finds that first resource, or its action applied, instead of a second one (or
+    a 412 for its own move). None without a key."""
     reserved = g.get("idempotency")
     if reserved is None:
         return None

@@ -3,6 +3,7 @@ write goes through the writer (app/games/writer.py)."""
 
 import secrets
 import time
+from typing import NamedTuple
 
 from ..apps.scope import PUBLIC_APP, app_of, in_app
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
@@ -18,6 +19,19 @@ from .writer import GameWriter, found
 
 
 LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answers 412
+# A game remembers its last keyed actions, written with them: a retry whose first answer was lost
+# (its process killed between the write and the idempotency record) comes within seconds, a few
+# moves later at most.
+APPLIED_REQUESTS_KEPT = 16
+
+
+class Acted(NamedTuple):
+    """An action's answer: the seat's view, the events it caused as that seat sees them, the
+    version; `applied_before`: the same request had been applied already (this answers its retry)."""
+    view: dict
+    events: list
+    version: int
+    applied_before: bool = False
 
 
 def _dealing(request: dict) -> str:
@@ -105,14 +119,17 @@ class GameService:
         return self.seats.tokens(self.load(game_id).doc, seats)
 
     def claim_seat(self, game_id: str, seat: int, name: str | None,
-                   token: str | None = None) -> tuple[LoadedGame, str]:
+                   token: str | None = None, request_id: str | None = None) -> tuple[LoadedGame, str]:
         """Take an open seat; with a player token it is the player's. A seat kept for someone (a
-        rematch's) is theirs to claim: with their player token, or their seat token of the last game."""
+        rematch's) is theirs to claim: with their player token, or their seat token of the last game.
+        `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again."""
         player_id = self.players.player_of_token(token) if self.players else None
         loaded = self.load(game_id)
         doc = loaded.doc
         if not 0 <= seat < doc["players"]:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
+        if request_id is not None and doc["seats"][seat].get("claimed_by") == request_id:
+            return loaded, self.seats.tokens(doc, [seat])[seat]
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
         if doc.get("rated") and player_id is None:
@@ -124,6 +141,8 @@ class GameService:
             name = name or self.players.name_of(player_id)
             self.players.took_seat(player_id, game_id)
         doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id)
+        if request_id is not None:
+            doc["seats"][seat]["claimed_by"] = request_id
         # An event, so every open page (the creator's first) hears of it on its stream.
         taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
         version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
@@ -353,12 +372,21 @@ class GameService:
             raise ReplayUnavailable(f"this game cannot be played over: {error}") from None
 
     # ----- acting ----------------------------------------------------------------------------
-    def act(self, game_id: str, token: str | None, if_match: int | None, action: dict) -> tuple[dict, list, int]:
+    def act(self, game_id: str, token: str | None, if_match: int | None, action: dict,
+            request_id: str | None = None) -> Acted:
+        """`request_id`: the same for every retry of one request (its Idempotency-Key, caller and
+        body). It is written with the action, so a retry finds it applied whatever was lost after."""
         loaded = self.load(game_id)
-        return self.act_as(loaded, self.seats.seat_of(loaded.doc, token), if_match, action)
+        seat = self.seats.seat_of(loaded.doc, token)
+        applied = _applied_request(loaded.doc, request_id)
+        if applied is not None:
+            first_event, count = applied
+            events = self.events_as(game_id, seat, first_event - 1, count)
+            return Acted(self.view_of(loaded, seat), events, loaded.version, applied_before=True)
+        return self.act_as(loaded, seat, if_match, action, request_id=request_id)
 
     def act_as(self, loaded: LoadedGame, seat: int, if_match: int | None, action: dict, preamble=(),
-               game=None, think_ms: float | None = None) -> tuple[dict, list, int]:
+               game=None, think_ms: float | None = None, request_id: str | None = None) -> Acted:
         """Apply `action` for `seat` on version `if_match`; bots and timeouts come through here too.
 
         `game`, when given, is `loaded`'s document already decoded (recording events); `preamble`:
@@ -379,9 +407,20 @@ class GameService:
             raise
         if doc.get("match"):
             _clock_move(doc, seat, think_ms)
+        if request_id is not None:
+            kept = doc.get("applied_requests", [])[-(APPLIED_REQUESTS_KEPT - 1):]
+            doc["applied_requests"] = [*kept, [request_id, doc["event_count"] + 1, len(events)]]
         version, numbered = self.writer.write(loaded, game, events)
         metrics.ACTIONS.labels(doc["seats"][seat]["type"] if not preamble else "turn_timeout").inc()
-        return view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version
+        return Acted(view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version)
+
+
+def _applied_request(doc: dict, request_id: str | None) -> tuple[int, int] | None:
+    """(first event id, event count) of the action `request_id` made, if this game has it."""
+    for applied, first_event, count in doc.get("applied_requests", ()) if request_id else ():
+        if applied == request_id:
+            return first_event, count
+    return None
 
 
 def _clock_move(doc: dict, seat: int, think_ms: float | None):
