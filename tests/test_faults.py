@@ -284,3 +284,39 @@ def test_a_bot_only_match_finishes_and_counts_each_game_once_after_redis_loses_i
         for worker in workers:
             stop(worker)
         server.stop()
+
+
+def test_a_redis_at_its_maxmemory_answers_every_write_503_says_so_in_readiness_and_recovers(own_redis):
+    """A real redis-server full at its maxmemory (noeviction, as production keeps games) refuses
+    every write with OOM: the limiter's count, the store's scripts, players. Each is a 503 problem
+    with Retry-After, nothing half-applied; readiness names the reason; freed memory ends it."""
+    app = create_app({"REDIS_URL": own_redis.url, "BOT_DISPATCH": "inprocess", "RATE_LIMIT_PER_ADDRESS": 1000,
+                      "RATE_LIMIT_PER_TOKEN": 1000})
+    client = app.test_client()
+    created = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
+    game_id, tokens = created["game"]["id"], {t["seat"]: t["token"] for t in created["tokens"]}
+    seat = created["game"]["awaiting"][0]
+    view = seat_view(client, game_id, tokens[seat])
+    server = redis.Redis.from_url(own_redis.url)
+    server.config_set("maxmemory-policy", "noeviction")
+    server.config_set("maxmemory", max(1, int(server.info("memory")["used_memory"]) // 2))
+    try:
+        writes = [client.post("/games", json={"players": 2}),
+                  act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]),
+                  client.post(f"/games/{game_id}/seats/{seat}/leave", headers={"Authorization": f"Bearer {tokens[seat]}"}),
+                  client.post("/players", json={"name": "Amina"}),
+                  client.post("/bots", json={"name": "Mimoun"})]
+        assert [rv.status_code for rv in writes] == [503] * len(writes), [rv.json for rv in writes]
+        for rv in writes:
+            assert rv.content_type == PROBLEM and rv.json["code"] == "store_cannot_write", rv.json
+            assert int(rv.headers["Retry-After"]) >= 1
+        # Reads still answer, and show nothing applied.
+        assert seat_view(client, game_id, tokens[seat])["version"] == view["version"]
+        ready = client.get("/health/ready")
+        assert ready.status_code == 200 and ready.json["status"] == "degraded", ready.json
+        assert any("takes no writes" in reason and "maxmemory" in reason for reason in ready.json["reasons"])
+    finally:
+        server.config_set("maxmemory", 0)
+    assert client.get("/health/ready").json == {"status": "ok", "store": "redis"}
+    assert act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+    assert client.post("/players", json={"name": "Amina"}).status_code == 201

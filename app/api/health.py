@@ -49,10 +49,12 @@ class Ready(MethodView):
     def get(self):
         """Check that the service can serve: its store answers
 
-        For readiness probes and load balancers: 200 when Redis answers, else 503. With write
-        replicas asked for (RONDA_WRITE_REPLICAS), `degraded` while a master has fewer replicas:
-        the writes of its games answer 503 (the store, not this process: it stays in rotation).
+        For readiness probes and load balancers: 200 when Redis answers, else 503. `degraded`
+        (the store, not this process: it stays in rotation) while the store takes no writes (full
+        at its maxmemory, read-only), or, with write replicas asked for (RONDA_WRITE_REPLICAS),
+        while a master has fewer replicas whose sync is online: those writes answer 503.
         """
         store = services().store
         store.ping()
-        return _health(store.replication_gaps())
+        refusal = store.write_refusal()
+        return _health([*store.replication_gaps(), *([refusal] if refusal else [])])

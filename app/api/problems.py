@@ -8,7 +8,7 @@ from werkzeug.serving import WSGIRequestHandler
 
 from ..engine.errors import RondaError
 from ..errors import ServiceError
-from ..ops.connection import StoreUnavailable
+from ..ops.connection import CannotWrite, StoreUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 
@@ -60,6 +60,13 @@ def _store_unavailable(error):
     return problem(503, "store_unavailable", "Service Unavailable",
                    "the game store does not answer; nothing was changed, retry shortly",
                    headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
+
+
+def _store_cannot_write(error):
+    current_app.logger.warning("store takes no writes: %s", error)
+    return problem(503, "store_cannot_write", "Service Unavailable",
+                   "the game store takes no writes for now (full, or read-only); nothing was changed, "
+                   "retry shortly", headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
 
 
 def _from_http(error: HTTPException):
@@ -125,5 +132,6 @@ def register(app):
     app.register_error_handler(ServiceError, _from_typed)
     app.register_error_handler(HTTPException, _from_http)
     for unavailable in StoreUnavailable:
-        app.register_error_handler(unavailable, _store_unavailable)
+        app.register_error_handler(unavailable, _store_cannot_write if unavailable in CannotWrite
+                                   else _store_unavailable)
     app.register_error_handler(Exception, _unexpected)

@@ -13,11 +13,12 @@ from typing import NamedTuple
 
 import redis
 
-from ..ops.connection import PLAIN_FEED, SHARDED_FEED, RedisClient, StoreUnavailable, has_sharded_pubsub
+from ..ops.connection import (PLAIN_FEED, SHARDED_FEED, CannotWrite, RedisClient, StoreUnavailable,
+                              has_sharded_pubsub)
 from ..ops.connection import dump as _dump
 from ..apps.scope import PUBLIC_APP, app_of
 from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
-                        reminders_due_key, settlement_owed_key, state_key, status_index_key)
+                        reminders_due_key, settlement_owed_key, state_key, status_index_key, write_probe_key)
 
 log = logging.getLogger(__name__)
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
@@ -102,18 +103,18 @@ return 0
 _REDIRECTED = (redis.exceptions.AskError, redis.exceptions.ReadOnlyError)  # AskError: MovedError's base
 
 
-def _replicas_by_master(nodes: dict) -> dict[str, int]:
-    """CLUSTER NODES as {master address: its replicas that are connected and not failing}."""
-    def healthy(node):
-        return node["connected"] and "fail" not in node["flags"].split(",")
+def _live_masters(nodes: dict) -> list[str]:
+    """CLUSTER NODES' masters that own slots and are connected, not failing (host:port)."""
+    return [address for address, node in nodes.items()
+            if "master" in node["flags"].split(",") and node["slots"] and node["connected"]
+            and "fail" not in node["flags"].split(",")]
 
-    masters = {node["node_id"]: address for address, node in nodes.items()
-               if "master" in node["flags"].split(",") and node["slots"] and healthy(node)}
-    counts = dict.fromkeys(masters.values(), 0)
-    for node in nodes.values():
-        if node["master_id"] in masters and healthy(node):
-            counts[masters[node["master_id"]]] += 1
-    return counts
+
+def _online_replicas(replication: dict) -> int:
+    """A master's replicas whose sync is done (INFO replication's `state=online`): one still loading
+    the master's snapshot is listed, connected, and acknowledges no write yet."""
+    return sum(1 for name, replica in replication.items()
+               if name.startswith("slave") and isinstance(replica, dict) and replica.get("state") == "online")
 
 
 def _no_master(redirected: Exception) -> Exception:
@@ -165,6 +166,15 @@ class GameStore:
     def ping(self):
         """Raises StoreUnavailable unless the store answers (a readiness probe)."""
         self.redis.ping()
+
+    def write_refusal(self) -> str | None:
+        """Why the store takes no write now (full at its maxmemory, a failed snapshot, read-only),
+        found by writing a probe; None when it takes them. On a cluster, the probe's own shard."""
+        try:
+            self.redis.set(write_probe_key(), int(time.time()), ex=60)
+        except CannotWrite as error:
+            return f"the store takes no writes: {error}; every write answers 503 until it does"
+        return None
 
     def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
         created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
@@ -260,6 +270,8 @@ class GameStore:
         if not self.replicas:
             try:
                 return script(keys=keys, args=args), True
+            except CannotWrite:  # refused whole (full, read-only): its outcome is known, nothing
+                raise
             except StoreUnavailable as error:
                 raise WriteOutcomeUnknown() from error
         try:
@@ -282,6 +294,8 @@ class GameStore:
         pipe.execute_command("WAIT", self.replicas, self.replica_wait_ms)
         try:
             answer, acknowledged = pipe.execute()
+        except CannotWrite:  # nothing written; a replica's READONLY is a redirection (_written)
+            raise
         except StoreUnavailable as error:
             raise WriteOutcomeUnknown() from error
         return answer, acknowledged >= self.replicas
@@ -292,12 +306,20 @@ class GameStore:
         if not self.replicas:
             return []
         if isinstance(self.redis, redis.RedisCluster):
-            counts = _replicas_by_master(self.redis.cluster_nodes())  # the cluster's own view, not the cached map
+            masters = _live_masters(self.redis.cluster_nodes())  # the cluster's own view, not the cached map
+            counts = {address: _online_replicas(self._master(address).info("replication")) for address in masters}
         else:
-            counts = {"redis": self.redis.info("replication").get("connected_slaves", 0)}
+            counts = {"redis": _online_replicas(self.redis.info("replication"))}
         return [f"master {name} has {count} of the {self.replicas} replicas each write waits for: writes of "
                 "its games answer 503 until a replica is back"
                 for name, count in counts.items() if count < self.replicas]
+
+    def _master(self, address: str):
+        """The client of a cluster node CLUSTER NODES named (learnt first if the cached map lacks it)."""
+        host, _, port = address.rpartition(":")
+        if self.redis.get_node(host=host, port=int(port)) is None:
+            self.redis.nodes_manager.initialize()
+        return self.redis.get_node(host=host, port=int(port)).redis_connection
 
     def events(self, game_id: str, after: int, limit: int) -> list[dict]:
         """The events after `after`: a live game's from its list, a finished one's from its packed

@@ -5,6 +5,7 @@ import logging
 from typing import Any, TypeAlias
 
 import redis
+from redis._parsers.base import BaseParser
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode
 from redis.retry import Retry
@@ -21,11 +22,27 @@ POOL_WAIT = 3.0
 # it (bytes: responses are not decoded), so a client is typed as what it is used as.
 RedisClient: TypeAlias = Any
 
+
+
+class WritesRefused(redis.exceptions.ResponseError):
+    """MISCONF (a snapshot failed and stop-writes-on-bgsave-error holds) or NOREPLICAS (fewer
+    replicas than min-replicas-to-write): redis-py raises a bare ResponseError for both."""
+
+
+for _code in ("MISCONF", "NOREPLICAS"):
+    BaseParser.EXCEPTION_CLASSES.setdefault(_code, WritesRefused)
+
+# Redis answers but takes no write now: full at its maxmemory (OOM), a failed snapshot, too few
+# replicas, or a replica. The command was refused whole: nothing was written.
+CannotWrite = (redis.exceptions.OutOfMemoryError, WritesRefused, redis.exceptions.ReadOnlyError)
+
 # Redis down, frozen or out of connections, or a cluster without a master for a slot (during a
-# failover): nothing was read, or a write's outcome is unknown.
+# failover): nothing was read, or a write's outcome is unknown. Or it takes no writes for now
+# (CannotWrite): whatever copes with an outage (a 503 with Retry-After, the rate limits counted
+# locally, a record kept trying) copes with that too.
 StoreUnavailable = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
                     redis.exceptions.RedisClusterException, redis.exceptions.ClusterError,
-                    redis.exceptions.TryAgainError)
+                    redis.exceptions.TryAgainError, *CannotWrite)
 
 
 def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,

@@ -10,6 +10,11 @@ import zlib
 from ..apps.scope import PUBLIC_APP
 
 
+def write_probe_key() -> str:
+    """Written by readiness probes: a Redis that takes no write (full, read-only) says so here."""
+    return "ronda:health:write-probe"
+
+
 def state_key(game_id: str) -> str:
     return f"{{game:{game_id}}}:state"
 
