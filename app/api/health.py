@@ -16,13 +16,15 @@ blp = Blueprint("health", __name__, url_prefix="/health", description="Service h
 class Health(Answer):
     status = fields.String(required=True, validate=validate.OneOf(("ok", "degraded")), metadata={
         "example": "ok", "description": "degraded: the service answers, but some writes cannot be (see reasons)"})
-    store = fields.String(required=True, metadata={"description": "redis, redis cluster, or embedded"})
+    store = fields.String(required=True, metadata={
+        "description": "redis, redis cluster, embedded (the redis-server of `ronda serve`), or in-process "
+                       "(games lost on restart)"})
     reasons = fields.List(fields.String(), metadata={"description": "why it is degraded, and what fails meanwhile"})
 
 
 def _health(reasons: list[str] | None = None) -> dict:
     config = current_app.config
-    store = ("embedded" if config["EMBEDDED"] or not config["REDIS_URL"]
+    store = ("embedded" if config["EMBEDDED"] else "in-process" if not config["REDIS_URL"]
              else "redis cluster" if config["REDIS_CLUSTER_URL"] else "redis")
     if reasons:
         return {"status": "degraded", "store": store, "reasons": reasons}
