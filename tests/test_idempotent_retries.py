@@ -113,3 +113,21 @@ def test_a_seat_claim_whose_worker_was_killed_after_its_write_gets_the_same_seat
     # Another caller's claim of that seat is still refused.
     status, _, refused = send(port, "POST", path, {"name": "Someone"}, {"Idempotency-Key": str(uuid.uuid4())})
     assert status == 409 and refused["code"] == "seat_taken"
+
+
+def test_a_leave_whose_worker_was_killed_after_its_write_is_answered_on_retry_though_its_token_left(killable_api):
+    port = killable_api
+    created = two_seat_game(port, [{"type": "human"}, {"type": "human"}])
+    game_id, token = created["game"]["id"], created["tokens"][0]["token"]
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())}
+    path = f"/games/{game_id}/seats/0/leave"
+
+    killed_mid_request(port, "POST", path, {"bot": "greedy"}, headers)
+    status, _, view = retried(port, "POST", path, {"bot": "greedy"}, headers)
+    assert status == 200, view
+    assert view["seats"][0]["type"] == "bot" and view["seats"][0]["bot"] == "greedy"
+    _, _, log = send(port, "GET", f"/games/{game_id}/events?after=0&limit=500")
+    assert [event["type"] for event in log].count("seat_left") == 1
+    # The token left with the seat: without the key's retry it is refused, as before.
+    status, _, refused = send(port, "POST", path, {"bot": "greedy"}, {"Authorization": f"Bearer {token}"})
+    assert status == 401, refused

@@ -208,7 +208,8 @@ class LeaveSeat(MethodView):
 
         A bot (greedy unless `bot` names another) plays the seat from now on; the token stops working.
         """
-        view, version = services().games.leave_seat(game_id, seat, bearer_token(), request["bot"])
+        view, version = services().games.leave_seat(game_id, seat, bearer_token(), request["bot"],
+                                                    idempotency.resource_id())
         return view, etag_header(version)
 
 

@@ -229,19 +229,29 @@ class GameService:
         raise SeatTaken(f"seat {seat} is kept for its player in game {kept_for['game']}: they claim it with "
                         "their player token or their seat token of that game")
 
-    def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str) -> tuple[dict, int]:
+    def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str,
+                   request_id: str | None = None) -> tuple[dict, int]:
         """A human leaves; a bot takes the seat over from the next move on. Leaving is not based on
-        a view, so a move that lands first is no reason to refuse it: it is tried on the new version."""
+        a view, so a move that lands first is no reason to refuse it: it is tried on the new version.
+        `request_id` (see `act`) is kept on the seat: a retry of the leave that freed it (its token
+        no longer holds the seat) answers the game as it is."""
         for _ in range(LEAVE_ATTEMPTS - 1):
             try:
-                return self.hand_to_bot(self._leavable(game_id, seat, token, bot), seat, bot)
+                return self._leave_once(game_id, seat, token, bot, request_id)
             except StaleVersion:
                 continue
-        return self.hand_to_bot(self._leavable(game_id, seat, token, bot), seat, bot)
+        return self._leave_once(game_id, seat, token, bot, request_id)
 
-    def _leavable(self, game_id: str, seat: int, token: str | None, bot: str) -> LoadedGame:
-        """The game as it is now, if `token` may leave `seat` of it to `bot`."""
+    def _leave_once(self, game_id: str, seat: int, token: str | None, bot: str,
+                    request_id: str | None) -> tuple[dict, int]:
         loaded = self.load(game_id)
+        seats = loaded.doc["seats"]
+        if request_id is not None and 0 <= seat < len(seats) and seats[seat].get("left_with") == request_id:
+            return self.view_of(loaded, None), loaded.version
+        return self.hand_to_bot(self._leavable(loaded, seat, token, bot), seat, bot, request_id)
+
+    def _leavable(self, loaded: LoadedGame, seat: int, token: str | None, bot: str) -> LoadedGame:
+        """The game, if `token` may leave `seat` of it to `bot`."""
         if self.seats.seat_of(loaded.doc, token) != seat:
             raise InvalidToken(f"only seat {seat}'s own token can leave it")
         if loaded.doc["status"] == FINISHED:
@@ -250,12 +260,14 @@ class GameService:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
         return loaded
 
-    def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str) -> tuple[dict, int]:
+    def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str, request_id: str | None = None) -> tuple[dict, int]:
         """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""
         doc = loaded.doc
         left = doc["seats"][seat]
         doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {left['name']})",
                               "left_by": left.get("player")}  # a rated game still rates the player who left
+        if request_id is not None:
+            doc["seats"][seat]["left_with"] = request_id
         game = game_from_dict(doc["engine"], record_events=False)
         version, _ = self.writer.write(loaded, game, [{"type": "seat_left", "seat": seat, "bot": bot}])
         return view_of(doc, version, game, None), version
