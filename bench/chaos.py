@@ -136,7 +136,8 @@ class Shape:
         """A crash: SIGKILL, and the append-only file's last second gone with the page cache."""
         lost_from, lost_to, lost = self.redis_server.crash()
         with self.ledger.lock:
-            self.ledger.lost_seconds.append((lost_from, lost_to))
+            if not self.cluster:  # else games, matches and records live on the cluster: nothing of theirs is lost
+                self.ledger.lost_seconds.append((lost_from, lost_to))
             self.ledger.aof_bytes_lost += lost
         time.sleep(rng.uniform(0.5, 3))
         self.redis_server.launch_again()
@@ -303,7 +304,7 @@ class Ledger:
         self.last_calls: dict[str, str] = {}
         self.finished_seen_at: dict[str, float] = {}  # game -> when its players saw it finished and left
 
-    def left_after_a_lost_end(self, kind: str, resource_id: str) -> bool:
+    def left_after_a_lost_end(self, resource_id: str) -> bool:
         """An unfinished game its players left: allowed (and counted) only where what they left on
         was lost with a crash: made in a lost second (a retry after the crash, its record lost too,
         made it again), or seen finished in one (the game is back to a turn nobody will play)."""
@@ -315,7 +316,7 @@ class Ledger:
         with self.lock:
             if resource_id not in self.lost_gone:
                 self.lost_gone.add(resource_id)
-                self.lost_to_crashes[f"{kind} left: {why} in a lost second"] += 1
+                self.lost_to_crashes[f"games left: {why} in a lost second"] += 1
         return True
 
     def last_call(self, path: str, what: str):
@@ -438,7 +439,8 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
             view = client.call("GET", f"/games/{game_id}/view", headers=auth,
                                params={"after_version": version, "wait_seconds": 2} if len(tokens) == 1 else None)
             if view.status_code != 200:
-                if not (view.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id)):
+                # 404: made in a lost second; 401: made again after it by a retry, with new tokens
+                if not (view.status_code in (401, 404) and client.ledger.lost_with_a_crash("games", game_id)):
                     client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
                 return
             state = view.json()
@@ -458,7 +460,7 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
                         client.ledger.acked.setdefault((game_id, seat), []).append((action["card"], time.time()))
                 if client.rng.random() < 0.2:
                     client.retry_compares("POST", f"/games/{game_id}/actions", answer, json=action, headers=headers)
-            elif answer.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id):
+            elif answer.status_code in (401, 404) and client.ledger.lost_with_a_crash("games", game_id):
                 return
             elif answer.status_code not in (409, 412):
                 client.ledger.violate(f"action on {game_id} answered {answer.status_code}: {answer.text[:200]}")
@@ -744,7 +746,7 @@ def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[d
             answer = reader.call("GET", f"/{resources}/{resource_id}")
             if answer.status_code == 404 and ledger.lost_with_a_crash(resources, resource_id):
                 del pending[resource_id]
-            elif answer.status_code == 200 and ledger.left_after_a_lost_end(resources, resource_id):
+            elif answer.status_code == 200 and resources == "games" and ledger.left_after_a_lost_end(resource_id):
                 del pending[resource_id]
             elif answer.status_code == 200 and answer.json()["status"] == "finished":
                 finished.append(answer.json())
@@ -759,6 +761,9 @@ def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[d
 def _last_seen(answer, created_at: float | None) -> str:
     body = answer.json() if answer.status_code in (200, 404) else {}
     made = f"made {time.time() - created_at:.0f} s ago" if created_at else "made when unknown"
+    if "games_done" in body:  # a match
+        return (f"{answer.status_code}, {made}, status {body.get('status')}, {body['games_done']} of "
+                f"{body.get('games')} games done, bots {body.get('bots')}")
     return (f"{answer.status_code}, {made}, status {body.get('status')}, version {body.get('version')}, "
             f"awaiting {body.get('awaiting')}, seats {[seat.get('type') for seat in body.get('seats') or []]}")
 
