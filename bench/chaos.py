@@ -741,7 +741,9 @@ def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[d
     reader = Client(shape.base, ledger, random.Random(0), threading.Event())
     finished, pending = [], dict.fromkeys(ids, "")
     clients_last = {resource_id: ledger.last_calls.get(resource_id) for resource_id in ids}
-    while pending and time.monotonic() < deadline:
+    first_pass = True  # each is read once at least, however long the clients took to stop
+    while pending and (first_pass or time.monotonic() < deadline):
+        first_pass = False
         for resource_id in list(pending):
             answer = reader.call("GET", f"/{resources}/{resource_id}")
             if answer.status_code == 404 and ledger.lost_with_a_crash(resources, resource_id):
