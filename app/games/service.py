@@ -23,6 +23,8 @@ LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answ
 # (its process killed between the write and the idempotency record) comes within seconds, a few
 # moves later at most.
 APPLIED_REQUESTS_KEPT = 16
+# A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
+CHANGED_BY = "changed_by_request"
 
 
 class Acted(NamedTuple):
@@ -128,7 +130,7 @@ class GameService:
         doc = loaded.doc
         if not 0 <= seat < doc["players"]:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
-        if request_id is not None and doc["seats"][seat].get("claimed_by") == request_id:
+        if _changed_by(doc["seats"], seat, request_id):
             return loaded, self.seats.tokens(doc, [seat])[seat]
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
@@ -142,7 +144,7 @@ class GameService:
             self.players.took_seat(player_id, game_id)
         doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id)
         if request_id is not None:
-            doc["seats"][seat]["claimed_by"] = request_id
+            doc["seats"][seat][CHANGED_BY] = request_id
         # An event, so every open page (the creator's first) hears of it on its stream.
         taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
         version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
@@ -245,8 +247,7 @@ class GameService:
     def _leave_once(self, game_id: str, seat: int, token: str | None, bot: str,
                     request_id: str | None) -> tuple[dict, int]:
         loaded = self.load(game_id)
-        seats = loaded.doc["seats"]
-        if request_id is not None and 0 <= seat < len(seats) and seats[seat].get("left_with") == request_id:
+        if _changed_by(loaded.doc["seats"], seat, request_id):
             return self.view_of(loaded, None), loaded.version
         return self.hand_to_bot(self._leavable(loaded, seat, token, bot), seat, bot, request_id)
 
@@ -267,7 +268,7 @@ class GameService:
         doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {left['name']})",
                               "left_by": left.get("player")}  # a rated game still rates the player who left
         if request_id is not None:
-            doc["seats"][seat]["left_with"] = request_id
+            doc["seats"][seat][CHANGED_BY] = request_id
         game = game_from_dict(doc["engine"], record_events=False)
         version, _ = self.writer.write(loaded, game, [{"type": "seat_left", "seat": seat, "bot": bot}])
         return view_of(doc, version, game, None), version
@@ -427,12 +428,16 @@ class GameService:
         return Acted(view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version)
 
 
+def _changed_by(seats: list[dict], seat: int, request_id: str | None) -> bool:
+    return request_id is not None and 0 <= seat < len(seats) and seats[seat].get(CHANGED_BY) == request_id
+
+
 def _applied_request(doc: dict, request_id: str | None) -> tuple[int, int] | None:
     """(first event id, event count) of the action `request_id` made, if this game has it."""
-    for applied, first_event, count in doc.get("applied_requests", ()) if request_id else ():
-        if applied == request_id:
-            return first_event, count
-    return None
+    if request_id is None:
+        return None
+    return next(((first_event, count) for applied, first_event, count in doc.get("applied_requests", ())
+                 if applied == request_id), None)
 
 
 def _clock_move(doc: dict, seat: int, think_ms: float | None):
