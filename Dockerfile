@@ -28,5 +28,5 @@ EXPOSE 8000 9100
 # The API's readiness (Redis answers); a worker container overrides it with `ronda worker --check`.
 HEALTHCHECK --interval=10s --timeout=5s --retries=5 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=3)"]
-# gevent workers, streams ended with a reconnect hint on SIGTERM, JSON logs: app/ops/gunicorn_conf.py.
-CMD ["gunicorn", "-c", "python:app.ops.gunicorn_conf"]
+# gevent workers, streams ended with a reconnect hint on SIGTERM, JSON logs: app/gunicorn_conf.py.
+CMD ["gunicorn", "-c", "python:app.gunicorn_conf"]

@@ -7,7 +7,7 @@ import sys
 import time
 from importlib.metadata import version
 
-from .ops.embedded import DEFAULT_DATA_DIR
+from .embedded import DEFAULT_DATA_DIR
 
 
 def serve(args):
@@ -17,7 +17,7 @@ def serve(args):
     from . import create_app
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
-    from .ops.embedded import (DataDirInUse, EmbeddedStoreFailed, hold_data_dir, persistent_secret,
+    from .embedded import (DataDirInUse, EmbeddedStoreFailed, hold_data_dir, persistent_secret,
                                start_embedded_redis, stop_servers)
     from .ops.logs import use_json_logs
 

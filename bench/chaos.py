@@ -2,7 +2,7 @@
 random moments, invariants checked throughout and printed at the end.
 
 The shape: redis-server with an append-only file (as docker-compose runs it), gunicorn from the
-image's settings module (`app.ops.gunicorn_conf`, gevent, 2 workers) with the image's metrics
+image's settings module (`app.gunicorn_conf`, gevent, 2 workers) with the image's metrics
 directory absent, and 2 `ronda worker`s; with `--cluster`, games live on a 3-master, 3-replica
 Redis Cluster and the plain Redis keeps the job queues, and masters are killed and frozen too.
 The harness restarts a killed `ronda worker` after a
@@ -97,13 +97,13 @@ class Shape:
             self.cluster.start()
             self.env["REDIS_CLUSTER_URL"] = self.cluster.every_node_url  # any node down, the others start a process
         self.api = self._started(
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "2",
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
             env=self.env, stderr=open(self.workdir / "api.log", "w"))
         self.workers = [self.start_worker(i) for i in range(2)]
         if self.cluster:  # a second API that only writes after a failover: it sleeps through each one
             self.idle_api = self._started(
-                [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers", "1",
+                [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "1",
                  "--bind", f"127.0.0.1:{self.idle_port}", "--access-logfile", "/dev/null"],
                 env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "idle-api-metrics")},
                 stderr=open(self.workdir / "idle-api.log", "w"))

@@ -1,6 +1,6 @@
 """Scale: the production shape's processes on plain Redis and on a Redis Cluster, measured per action.
 
-Two workloads, each on real processes started here (gunicorn from app.ops.gunicorn_conf with
+Two workloads, each on real processes started here (gunicorn from app.gunicorn_conf with
 gevent, `ronda worker`s, redis-server; the cluster is 3 masters without replicas, the queues on a
 plain Redis):
 
@@ -72,7 +72,7 @@ class Deployment:
             self.env["REDIS_CLUSTER_URL"] = self.cluster.every_node_url
             self.nodes += [redis.Redis(port=port) for port in self.cluster.nodes]
         self.api = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf", "--workers",
+            [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers",
              str(self.api_processes), "--bind", f"127.0.0.1:{self.port}", "--access-logfile", "/dev/null"],
             cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.workers = [subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=self.env,

@@ -240,7 +240,7 @@ def main():
     port = 18000 + os.getpid() % 1000
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
            "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_BIND": f"127.0.0.1:{port}", "RONDA_WORKERS": "1"}
-    gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
+    gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                  "--access-logfile", "/dev/null", "bench.streams:bench_app()"], cwd=ROOT, env=env)
     time.sleep(3)
     connections = redis.Redis.from_url(redis_url)

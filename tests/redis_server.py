@@ -17,7 +17,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from app.ops.embedded import answering
+from app.embedded import answering
 
 
 def _binary() -> str:

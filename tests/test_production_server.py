@@ -47,7 +47,7 @@ def gunicorn(redis_url, gunicorn_home):
 
 def start_gunicorn(env, port, workers=1, app="app:create_app()"):
     """Gevent workers (one unless asked), as the Dockerfile runs the API (its settings module)."""
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                 "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
                                 app],
                                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -230,7 +230,7 @@ def test_without_a_secret_every_gunicorn_worker_derives_the_same_tokens(redis_ur
     either worker, all carry tokens that work."""
     port = free_port()
     env = {key: value for key, value in os.environ.items() if key != "RONDA_SECRET_KEY"}
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.ops.gunicorn_conf",
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                 "--workers", "2", "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null"],
                                cwd=ROOT, env={**env, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

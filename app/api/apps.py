@@ -7,12 +7,11 @@ from flask import current_app, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from ..apps.scope import PUBLIC_APP
+from ..ops.scope import PUBLIC_APP
 from ..errors import InvalidAppKey, OperatorOnly
 from ..players.notices import NOTICE_TYPES
-from .players import PlayerNotice
 from .common import Blueprint, bearer_token, documents_problems, services
-from .schemas import Answer, Integer, PersonName
+from .schemas import Answer, Integer, PersonName, PlayerNotice
 from .tenancy import APP_HEADER, current_app_id
 
 admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",

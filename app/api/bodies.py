@@ -11,6 +11,7 @@ from marshmallow import missing
 from webargs.flaskparser import FlaskParser
 
 from ..errors import InvalidRequest
+from .schemas import valid_turn_id
 
 MAX_JSON_DEPTH = 32
 MAX_HEADER_INTEGER_DIGITS = 15  # ids and versions stay far below 10^15
@@ -68,3 +69,10 @@ def header_integer(name: str) -> int | None:
         raise InvalidRequest(f"{name}: not an event id (ASCII digits, at most {MAX_HEADER_INTEGER_DIGITS})",
                              field=name)
     return value
+
+
+def header_turn_id(name: str) -> str | None:
+    text = (request.headers.get(name) or "").strip()
+    if text and not valid_turn_id(text):
+        raise InvalidRequest(f"{name}: not a turn id (<ms>-<n>, each at most 2^64 - 1)", field=name)
+    return text or None

@@ -1,51 +1,19 @@
 """/bots and /ratings: registered outside bots, their turns (SSE or long poll), the ladder, the levels."""
 
-import re
-
-from flask import current_app, request, url_for
+from flask import current_app, url_for
 from flask.views import MethodView
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, fields, validate
 
 from ..bots import LEVELS
-from ..errors import InvalidRequest
 from ..live.feed import bot_topic
 from . import idempotency
 from .common import (BOT_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, request_address,
                      services, token_first)
-from .matches import EntrantResult
-from .schemas import Answer, GameView, PersonName
+from .bodies import header_turn_id
+from .schemas import Answer, EntrantResult, GameView, PersonName, Record, TurnsQuery
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
 ratings_blp = Blueprint("ratings", __name__, url_prefix="/ratings", description="The rating ladder (Elo)")
-
-_TURN_ID = re.compile(r"^\d{1,20}(-\d{1,20})?$")
-TURN_ID_PATTERN = validate.Regexp(_TURN_ID, error="a turn id: <ms>-<n> or <ms>")
-_MAX_TURN_ID_PART = 2 ** 64 - 1  # a Redis stream id is two unsigned 64-bit numbers
-
-
-def valid_turn_id(text: str) -> bool:
-    return bool(_TURN_ID.fullmatch(text)) and all(int(part) <= _MAX_TURN_ID_PART for part in text.split("-"))
-
-
-def _turn_id_in_range(text: str):
-    if not valid_turn_id(text):
-        raise ValidationError("a turn id: <ms>-<n> or <ms>, each at most 2^64 - 1")
-
-
-def header_turn_id(name: str) -> str | None:
-    text = (request.headers.get(name) or "").strip()
-    if text and not valid_turn_id(text):
-        raise InvalidRequest(f"{name}: not a turn id (<ms>-<n>, each at most 2^64 - 1)", field=name)
-    return text or None
-
-
-class Record(Answer):
-    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start, docs/ratings.md)"})
-    games = fields.Integer(required=True, metadata={"description": "rated games played"})
-    wins = fields.Integer(required=True)
-    losses = fields.Integer(required=True)
-    provisional = fields.Boolean(required=True, metadata={"description": "fewer than 10 rated games yet"})
-
 
 class CreateBotRequest(Schema):
     name = PersonName(required=True, metadata={"example": "Mimoun"})
@@ -110,13 +78,6 @@ class MatchOver(Notice):
 
 NOTICES = {"turn": Turn, "game_over": GameOver, "match_over": MatchOver}
 ANY_NOTICE = {"oneOf": [{"$ref": f"#/components/schemas/{schema.__name__}"} for schema in NOTICES.values()]}
-
-
-class TurnsQuery(Schema):
-    after = fields.String(validate=[TURN_ID_PATTERN, _turn_id_in_range], metadata={
-        "description": "the last turn id already seen; without it, the turns of the last minute "
-                       "(an older one is past every time limit)"})
-    wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30))
 
 
 class Turns(Answer):

@@ -2,7 +2,7 @@
 
 import json
 from functools import wraps
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import flask_smorest
 from flask import Response, current_app, make_response, request
@@ -15,7 +15,6 @@ from .schemas import Problem
 
 if TYPE_CHECKING:
     from ..live.hub import LiveHub
-    from ..web import RondaFlask
     from ..wiring import Services
 
 PROBLEM_DESCRIPTIONS = {
@@ -84,14 +83,22 @@ def _documented(view, document):
     return view
 
 
+class ServingApp(Protocol):
+    """What the app that serves these blueprints holds for them (app/web.py's RondaFlask, which
+    this layer names by its shape so that it never imports the layer above it)."""
+
+    services: "Services"
+    live: "LiveHub"
+
+
 def services() -> "Services":
     """This app's services, handed to it once by create_app (app/web.py)."""
-    return cast("RondaFlask", current_app).services
+    return cast(ServingApp, current_app).services
 
 
 def live() -> "LiveHub":
     """The hub this app's streams and long polls wait on."""
-    return cast("RondaFlask", current_app).live
+    return cast(ServingApp, current_app).live
 
 
 # The POSTs whose answers carry a token, a key or a secret (shown once): never kept by a cache on the way.

@@ -27,20 +27,6 @@ class CreateMatchRequest(Schema):
     seed = fields.String(validate=validate.Length(min=1, max=128))
 
 
-class EntrantResult(s.Answer):
-    entrant = fields.Integer(required=True)
-    bot = fields.String(required=True)
-    wins = fields.Integer(required=True)
-    win_rate = fields.Float(allow_none=True, required=True)
-    win_rate_low = fields.Float(required=True, metadata={"description": "Wilson 95% interval, low end"})
-    win_rate_high = fields.Float(required=True, metadata={"description": "Wilson 95% interval, high end"})
-    mean_points = fields.Float(allow_none=True, required=True)
-    mean_ms_per_move = fields.Float(allow_none=True, required=True, metadata={
-        "description": "a built-in bot's compute time; a registered bot's time from its turn's issue to its "
-                       "action (the network included)"})
-    timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
-
-
 class Match(s.Answer):
     id = fields.String(required=True)
     status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
@@ -54,7 +40,7 @@ class Match(s.Answer):
     games_done = fields.Integer(required=True)
     seating = fields.String(required=True)
     first_seating = fields.List(fields.Integer(), required=True)
-    entrants = fields.List(fields.Nested(EntrantResult), required=True)
+    entrants = fields.List(fields.Nested(s.EntrantResult), required=True)
     move_seconds = fields.Integer(allow_none=True, required=True, metadata={
         "description": "the per-move time limit, when a registered bot plays"})
     forfeited_by = fields.Integer(allow_none=True, required=True, metadata={

@@ -11,10 +11,10 @@ from ..live.feed import player_topic
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .tenancy import current_app_id
-from .bots import Record, TurnsQuery, header_turn_id
+from .bodies import header_turn_id
 from .common import (PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, services,
                      token_first)
-from .schemas import Answer, GameSummary, PersonName
+from .schemas import Answer, GameSummary, PersonName, PlayerNotice, Record, TurnsQuery
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")
@@ -57,27 +57,6 @@ class PlayerGame(GameSummary):
 
 class PlayerGamesQuery(Schema):
     status = fields.String(load_default="active", validate=validate.OneOf(("open", "active", "finished")))
-
-
-class PlayerNotice(Answer):
-    """Something in one of the player's games, or of their tickets. Ignore a type you do not know."""
-    id = fields.String(required=True, metadata={"description": "resume after it (`after`, Last-Event-ID)"})
-    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES) + ", or one added later"})
-    at = fields.Float(required=True, metadata={"description": "when, seconds since the epoch"})
-    game_id = fields.String(metadata={"description": "the game concerned"})
-    seat = fields.Integer(metadata={"description": "the player's seat in that game"})
-    version = fields.Integer(metadata={"description": "the game's version: your_turn's If-Match"})
-    deadline = fields.Float(allow_none=True, metadata={
-        "description": "your_turn, turn_reminder: when a fallback bot moves instead (seconds since the epoch), "
-                       "or null"})
-    seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
-    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat"})
-    won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
-    scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
-    taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
-    name = fields.String(metadata={"description": "seat_taken: who took it"})
-    ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
-    previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})
 
 
 class PlayerNotices(Answer):

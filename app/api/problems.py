@@ -113,7 +113,7 @@ def http_problem(status: int, detail: str | None = None) -> bytes:
 
 def write_gunicorn_problem(sock, status: int, reason: str, detail: str):
     """gunicorn's `util.write_error` answers in HTML and has no hook of its own: its workers call
-    this instead (app/ops/gunicorn_conf.py)."""
+    this instead (app/gunicorn_conf.py)."""
     from gunicorn.util import write_nonblock
     write_nonblock(sock, http_problem(status, detail or None))
 

@@ -1,5 +1,6 @@
 """Request and response schemas: the OpenAPI spec, and so the generated SDKs, come from these."""
 
+import re
 import unicodedata
 
 from flask_smorest.pagination import PaginationMetadataSchema
@@ -7,6 +8,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, pre_load, vali
 
 from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
+from ..players.notices import NOTICE_TYPES
 
 ACTION_TYPES = ("play", "declare", "pass")
 DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
@@ -358,3 +360,67 @@ class Problem(Answer):
 
 class PaginationMetadata(PaginationMetadataSchema, Answer):
     """A page's place in a listing, sent as JSON text in the X-Pagination header."""
+
+
+_TURN_ID = re.compile(r"^\d{1,20}(-\d{1,20})?$")
+TURN_ID_PATTERN = validate.Regexp(_TURN_ID, error="a turn id: <ms>-<n> or <ms>")
+_MAX_TURN_ID_PART = 2 ** 64 - 1  # a Redis stream id is two unsigned 64-bit numbers
+
+
+def valid_turn_id(text: str) -> bool:
+    return bool(_TURN_ID.fullmatch(text)) and all(int(part) <= _MAX_TURN_ID_PART for part in text.split("-"))
+
+
+def _turn_id_in_range(text: str):
+    if not valid_turn_id(text):
+        raise ValidationError("a turn id: <ms>-<n> or <ms>, each at most 2^64 - 1")
+
+
+class TurnsQuery(Schema):
+    after = fields.String(validate=[TURN_ID_PATTERN, _turn_id_in_range], metadata={
+        "description": "the last turn id already seen; without it, the turns of the last minute "
+                       "(an older one is past every time limit)"})
+    wait_seconds = fields.Float(load_default=25, validate=validate.Range(min=0, max=30))
+
+
+class Record(Answer):
+    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start, docs/ratings.md)"})
+    games = fields.Integer(required=True, metadata={"description": "rated games played"})
+    wins = fields.Integer(required=True)
+    losses = fields.Integer(required=True)
+    provisional = fields.Boolean(required=True, metadata={"description": "fewer than 10 rated games yet"})
+
+
+class EntrantResult(Answer):
+    entrant = fields.Integer(required=True)
+    bot = fields.String(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(allow_none=True, required=True)
+    win_rate_low = fields.Float(required=True, metadata={"description": "Wilson 95% interval, low end"})
+    win_rate_high = fields.Float(required=True, metadata={"description": "Wilson 95% interval, high end"})
+    mean_points = fields.Float(allow_none=True, required=True)
+    mean_ms_per_move = fields.Float(allow_none=True, required=True, metadata={
+        "description": "a built-in bot's compute time; a registered bot's time from its turn's issue to its "
+                       "action (the network included)"})
+    timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
+
+
+class PlayerNotice(Answer):
+    """Something in one of the player's games, or of their tickets. Ignore a type you do not know."""
+    id = fields.String(required=True, metadata={"description": "resume after it (`after`, Last-Event-ID)"})
+    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES) + ", or one added later"})
+    at = fields.Float(required=True, metadata={"description": "when, seconds since the epoch"})
+    game_id = fields.String(metadata={"description": "the game concerned"})
+    seat = fields.Integer(metadata={"description": "the player's seat in that game"})
+    version = fields.Integer(metadata={"description": "the game's version: your_turn's If-Match"})
+    deadline = fields.Float(allow_none=True, metadata={
+        "description": "your_turn, turn_reminder: when a fallback bot moves instead (seconds since the epoch), "
+                       "or null"})
+    seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
+    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat"})
+    won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
+    scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
+    taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
+    name = fields.String(metadata={"description": "seat_taken: who took it"})
+    ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
+    previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})

@@ -1,12 +1,12 @@
 """Which app a request acts in, and keeping it there: `X-Ronda-App: <app key>` names the app
 (none: the public app). Every game, player and ticket named in the path, and every player token
-sent, must be the app's (a name carries its app, app/apps/scope.py): another app's is a 404 (a
+sent, must be the app's (a name carries its app, app/ops/scope.py): another app's is a 404 (a
 token, a 401), as if it did not exist. No read of the store: the app's key is checked against its
 app, remembered for two seconds (app/apps/service.py)."""
 
 from flask import g, request
 
-from ..apps.scope import PUBLIC_APP, app_of
+from ..ops.scope import PUBLIC_APP, app_of
 from ..errors import GameNotFound, InvalidToken, PlayerNotFound, TicketNotFound
 from ..ops import metrics
 from ..players.service import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX

@@ -1,2 +1,2 @@
 """Apps: the third-party clients one deployment serves, each with its own players, games, lists,
-tickets and ladders (scope.py), quotas and keys (service.py), and signed webhooks (webhooks.py)."""
+tickets and ladders (named by app/ops/scope.py), quotas and keys (service.py), and signed webhooks (webhooks.py)."""

@@ -13,7 +13,7 @@ import time
 
 from ..errors import AppNotFound, InvalidAppKey, QuotaExceeded
 from ..games.seats import token_digest
-from .scope import PUBLIC_APP
+from ..ops.scope import PUBLIC_APP
 from .store import AppStore
 
 KEY_PREFIX = "rapp."

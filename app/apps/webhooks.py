@@ -28,7 +28,7 @@ from typing import Any
 from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
 from ..ops.connection import StoreUnavailable
 from . import egress
-from .scope import PUBLIC_APP
+from ..ops.scope import PUBLIC_APP
 from .webhook_store import WebhookStore
 
 log = logging.getLogger(__name__)

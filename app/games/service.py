@@ -5,7 +5,7 @@ import secrets
 import time
 from typing import NamedTuple
 
-from ..apps.scope import PUBLIC_APP, app_of, in_app
+from ..ops.scope import PUBLIC_APP, app_of, in_app
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
                       rules_from_dict, rules_from_request, visible_event)
 from ..engine.replay import ReplayDiverged, replay_frames

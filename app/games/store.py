@@ -16,7 +16,7 @@ import redis
 from ..ops.connection import (PLAIN_FEED, SHARDED_FEED, CannotWrite, RedisClient, StoreUnavailable,
                               has_sharded_pubsub)
 from ..ops.connection import dump as _dump
-from ..apps.scope import PUBLIC_APP, app_of
+from ..ops.scope import PUBLIC_APP, app_of
 from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
                         reminders_due_key, settlement_owed_key, state_key, status_index_key, write_probe_key)
 

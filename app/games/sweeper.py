@@ -3,7 +3,7 @@
 import logging
 import time
 
-from ..apps.scope import PUBLIC_APP
+from ..ops.scope import PUBLIC_APP
 from ..engine import game_from_dict
 from ..ops.connection import StoreUnavailable
 from .records import owed_move

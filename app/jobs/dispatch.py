@@ -15,7 +15,7 @@ from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
 from rq.executions import Execution, ExecutionRegistry
 from rq.job import Job, JobStatus
 
-from ..apps.scope import SEPARATOR
+from ..ops.scope import SEPARATOR
 from ..ops.connection import StoreUnavailable
 from . import tasks
 

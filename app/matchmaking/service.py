@@ -9,7 +9,7 @@ import secrets
 import time
 
 from ..accounts.ladders import Ladders, pool_of, pools
-from ..apps.scope import app_of, in_app, unscoped
+from ..ops.scope import app_of, in_app, unscoped
 from ..engine.rules import PRESETS
 from ..errors import InvalidRequest, TicketExists, TicketNotFound
 from ..players.service import PlayerService, entrant_of

@@ -56,7 +56,7 @@ class Config:
     # REPLICA_WAIT_MS; past it, 503 outcome_unknown). 0: answer at once (replication is async).
     WRITE_REPLICAS = int(os.environ.get("RONDA_WRITE_REPLICAS", 0))
     REPLICA_WAIT_MS = int(os.environ.get("RONDA_REPLICA_WAIT_MS", 1000))
-    EMBEDDED = False  # `ronda serve` without REDIS_URL: its own redis-server (app/ops/embedded.py)
+    EMBEDDED = False  # `ronda serve` without REDIS_URL: its own redis-server (app/embedded.py)
     # How long a game is kept (seconds) since its last write: open (unclaimed), active, finished.
     OPEN_GAME_TTL = int(os.environ.get("RONDA_OPEN_GAME_TTL", 24 * 3600))
     ACTIVE_GAME_TTL = int(os.environ.get("RONDA_ACTIVE_GAME_TTL", 7 * 24 * 3600))

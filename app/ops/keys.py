@@ -7,7 +7,7 @@ games are split in buckets, each a key of its own, so on a cluster they spread o
 
 import zlib
 
-from ..apps.scope import PUBLIC_APP
+from .scope import PUBLIC_APP
 
 
 def write_probe_key() -> str:

@@ -5,7 +5,7 @@ import logging
 import time
 
 from ..accounts.ladders import Ladders, pool_of
-from ..apps.scope import app_of, in_app
+from ..ops.scope import app_of, in_app
 from ..engine import game_from_dict
 from ..games.records import ACTIVE, FINISHED, Written, settles
 from ..games.store import GameMissing

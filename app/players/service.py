@@ -8,7 +8,7 @@ import time
 
 from ..accounts.ladders import Ladders, pools, record
 from ..accounts.tokens import AccountTokens
-from ..apps.scope import PUBLIC_APP, app_of, in_app
+from ..ops.scope import PUBLIC_APP, app_of, in_app
 from ..apps.webhooks import WebhookService
 from ..errors import InvalidToken, PlayerNotFound
 from ..games.seats import token_digest

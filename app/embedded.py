@@ -18,7 +18,7 @@ from pathlib import Path
 
 import redis
 
-from .lifelines import die_with
+from .ops.lifelines import die_with
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 # A loaded machine, or a large append-only file to load, can keep the server from answering for a while.

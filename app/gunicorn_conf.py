@@ -1,4 +1,4 @@
-"""gunicorn settings of the production image (`gunicorn -c python:app.ops.gunicorn_conf`).
+"""gunicorn settings of the production image (`gunicorn -c python:app.gunicorn_conf`).
 
 gevent workers: an open event stream or long poll costs a greenlet, not a thread. On SIGTERM a
 worker ends its streams at once, each with a reconnect hint, instead of waiting for them
