@@ -109,7 +109,7 @@ def apps(args):
     if args.action == "create":
         app, key = service.create(args.name, {"requests_per_minute": args.requests_per_minute,
                                               "live_games": args.live_games, "players": args.players})
-        shown = {"app": app, "key": key}
+        shown: object = {"app": app, "key": key}
     elif args.action == "list":
         shown = service.list()
     elif args.action == "show":
@@ -135,7 +135,7 @@ def match(args):
     rules = rules_from_request({"preset": args.preset})
     rules.check_players(len(bots))
     seed = args.seed or new_seed()
-    totals = {}
+    totals: dict[str, float] = {}
     progress = Progress(args.games, sys.stderr)
     with Pool(args.jobs) as pool:
         tasks = [(args.preset, bots, seed, i) for i in range(args.games)]

@@ -62,7 +62,8 @@ def post_worker_init(worker):
 
     def stop(signum, frame):
         close_streams()
-        stop_worker(signum, frame)
+        if callable(stop_worker):  # gunicorn's own handler (never SIG_DFL or SIG_IGN in a worker)
+            stop_worker(signum, frame)
 
     signal.signal(signal.SIGTERM, stop)
 

@@ -101,7 +101,9 @@ def run_process(target_name, port, threads, seconds, seed, queue):
     deadline = time.time() + seconds
     latencies, counts, workers = [], [0], []
     for i in range(threads):
-        worker = threading.Thread(target=target, args=(port, deadline, latencies, random.Random(seed * 100 + i), counts))
+        worker = threading.Thread(
+            target=target, args=(port, deadline, latencies, random.Random(seed * 100 + i), counts)
+        )
         worker.start()
         workers.append(worker)
     for worker in workers:
@@ -127,7 +129,8 @@ def measure(target_name, port, clients, seconds):
 def pooled(slices):
     """req/s, p50 and p99 ms over every slice of one endpoint."""
     latencies = sorted(x for _, _, lat in slices for x in lat)
-    pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
+    def pick(q):
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
     return sum(s[0] for s in slices) / sum(s[1] for s in slices), pick(0.50), pick(0.99)
 
 
@@ -233,7 +236,8 @@ def main():
                    measure("play_games", off_port, args.clients, args.seconds)) for _ in range(args.rounds)]
         ceiling, on, off = (pooled([r[i] for r in rounds]) for i in range(3))
         print(f"{'endpoint (' + str(args.rounds) + ' slices pooled)':<40}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
-        print(f"{'ceiling (1 read + 1 CAS write, no limits)':<40}{ceiling[0]:>10,.0f}{ceiling[1]:>10.1f}{ceiling[2]:>10.1f}")
+        print(f"{'ceiling (1 read + 1 CAS write, no limits)':<40}"
+              f"{ceiling[0]:>10,.0f}{ceiling[1]:>10.1f}{ceiling[2]:>10.1f}")
         print(f"{'actions, limits on':<40}{on[0]:>10,.0f}{on[1]:>10.1f}{on[2]:>10.1f}")
         print(f"{'actions, limits off':<40}{off[0]:>10,.0f}{off[1]:>10.1f}{off[2]:>10.1f}")
         print(f"limits on / off: {on[0] / off[0]:.0%}; limits on / ceiling: {on[0] / ceiling[0]:.0%}; "

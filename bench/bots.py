@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots import BOTS  # noqa: E402
-from app.bots.sampling import Sampler  # noqa: E402
-from app.engine import PLAYING, PRESETS, Game  # noqa: E402
-from app.engine.views import deal_events, seat_knowledge  # noqa: E402
-from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
+from app.bots import BOTS
+from app.bots.sampling import Sampler
+from app.engine import PLAYING, PRESETS, Game
+from app.engine.views import deal_events, seat_knowledge
+from app.matches.play import entrant_results, play_game, wilson_interval
 
 PAIRINGS = {
     "greedy-random": ("classic", ["greedy", "random"]),
@@ -41,7 +41,10 @@ PAIRINGS = {
     "master-expert": ("classic", ["master", "expert"]),
     "master-greedy-teams": ("classic", ["master", "greedy", "master", "greedy"]),
     # Level 6 on the other rule sources: at least as strong as the expert on each.
-    **{f"master-expert-{preset}": (preset, ["master", "expert"]) for preset in ("traditional", "runda", "simple", "elaborate")},
+    **{
+        f"master-expert-{preset}": (preset, ["master", "expert"])
+        for preset in ("traditional", "runda", "simple", "elaborate")
+    },
 }
 BANK_SEED = "bench-bank"
 
@@ -82,8 +85,14 @@ def summarise(name, rows, players):
         for bot, ms in row[4].items():
             moves.setdefault(bot, []).extend(ms)
     speed = "  ".join(f"{bot} {statistics.median(ms):.2f}/{_p95(ms):.2f} ms" for bot, ms in sorted(moves.items()))
-    label = f"{bots[0]} vs {bots[1]}" + (" (teams)" if players == 4 else "") + (f", {preset}" if preset != "classic" else "")
-    print(f"{label:<26}{n:>6}{wins / n:>8.1%}  [{low:.1%}, {high:.1%}]  {mean:+6.2f} ±{half:4.2f}  {elo:+7.0f}  {speed}")
+    label = (
+        f"{bots[0]} vs {bots[1]}"
+        + (" (teams)" if players == 4 else "")
+        + (f", {preset}" if preset != "classic" else "")
+    )
+    print(
+        f"{label:<26}{n:>6}{wins / n:>8.1%}  [{low:.1%}, {high:.1%}]  {mean:+6.2f} ±{half:4.2f}  {elo:+7.0f}  {speed}"
+    )
 
 
 def _p95(values):
@@ -109,7 +118,7 @@ def search_speed(samples: int = 30) -> str:
     expert_ms = draw_us = math.inf
     for _ in range(3):  # best of three: the machine's quietest moment
         drawn, seconds = 0, 0.0
-        for knowledge, sampler in zip(positions, samplers):
+        for knowledge, sampler in zip(positions, samplers, strict=False):
             counted = Counted(sampler)
             started = time.perf_counter()
             BOTS["expert"](knowledge, random.Random(1), sampler=counted, iterations=samples)

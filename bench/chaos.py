@@ -99,14 +99,14 @@ class Shape:
         self.api = self._started(
             [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "2",
              "--bind", f"127.0.0.1:{self.api_port}", "--access-logfile", "/dev/null"],
-            env=self.env, stderr=open(self.workdir / "api.log", "w"))
+            env=self.env, log=self.workdir / "api.log")
         self.workers = [self.start_worker(i) for i in range(2)]
         if self.cluster:  # a second API that only writes after a failover: it sleeps through each one
             self.idle_api = self._started(
                 [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--workers", "1",
                  "--bind", f"127.0.0.1:{self.idle_port}", "--access-logfile", "/dev/null"],
                 env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.workdir / "idle-api-metrics")},
-                stderr=open(self.workdir / "idle-api.log", "w"))
+                log=self.workdir / "idle-api.log")
         for base in (self.base, *((self.idle_base,) if self.cluster else ())):
             for _ in range(300):
                 try:
@@ -121,13 +121,14 @@ class Shape:
     def start_worker(self, index: int) -> subprocess.Popen:
         return self._started([sys.executable, "-m", "app.cli", "worker"],
                              env={**self.env, "PROMETHEUS_MULTIPROC_DIR": str(self.worker_metrics)},
-                             stderr=open(self.workdir / f"worker{index}.log", "a"))
+                             log=self.workdir / f"worker{index}.log")
 
-    def _started(self, command: list[str], env: dict, stderr) -> subprocess.Popen:
+    def _started(self, command: list[str], env: dict, log: Path) -> subprocess.Popen:
         """A process in a session of its own: whatever it forks stays in its group, found at the end
-        even when the process itself was killed long before."""
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
-                                   start_new_session=True)
+        even when the process itself was killed long before. Its stderr is appended to `log`."""
+        with open(log, "a") as stderr:  # the child holds its own copy of the file
+            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+                                       start_new_session=True)
         self.groups.append(process.pid)
         return process
 
@@ -278,7 +279,7 @@ def _children(pid: int) -> list[int]:
     found = []
     for task in os.listdir(f"/proc/{pid}/task") if os.path.exists(f"/proc/{pid}/task") else ():
         try:
-            found += [int(child) for child in open(f"/proc/{pid}/task/{task}/children").read().split()]
+            found += [int(child) for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
         except FileNotFoundError:
             pass
     return found
@@ -516,8 +517,16 @@ def outside_bot(client: Client):
     bot = client.call("POST", "/bots", json={"name": "Chaos bot"}).json()
     auth = {"Authorization": f"Bearer {bot['token']}"}
     while not client.stop.is_set():
-        match = client.call("POST", "/matches", json={"bots": [bot["bot"]["entrant"], "greedy"], "games": 2,
-                                                        "move_seconds": 10, "rules": {"preset": "simple", "target": 11}})
+        match = client.call(
+            "POST",
+            "/matches",
+            json={
+                "bots": [bot["bot"]["entrant"], "greedy"],
+                "games": 2,
+                "move_seconds": 10,
+                "rules": {"preset": "simple", "target": 11},
+            },
+        )
         client.ledger.created("matches", match.json()["id"])
         cursor = None
         while client.call("GET", f"/matches/{match.json()['id']}").json()["status"] != "finished":
@@ -529,8 +538,12 @@ def outside_bot(client: Client):
             for turn in turns["turns"]:
                 view = client.call("GET", f"/games/{turn['game_id']}/view", headers=auth).json()
                 if view.get("status") == "active" and view["seat"] in view["awaiting"]:
-                    client.call("POST", f"/games/{turn['game_id']}/actions", json=client.rng.choice(view["legal_actions"]),
-                                headers={**auth, "If-Match": f'"{view["version"]}"'})
+                    client.call(
+                        "POST",
+                        f"/games/{turn['game_id']}/actions",
+                        json=client.rng.choice(view["legal_actions"]),
+                        headers={**auth, "If-Match": f'"{view["version"]}"'},
+                    )
 
 
 BAD_INPUTS = [
@@ -629,9 +642,17 @@ def main(argv=None) -> int:
     shape = Shape(workdir, args.cluster, ledger)
     shape.start()
     started = time.monotonic()
-    mix = [(play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "bot", "bot": "random"}]),
-           (play_human_games, [{"type": "bot", "bot": "greedy"}]), (play_human_games, [{"type": "human"}]),
-           (watch_games,), (watch_games,), (run_matches,), (outside_bot,), (bad_inputs,)]
+    mix = [
+        (play_human_games, [{"type": "bot", "bot": "greedy"}]),
+        (play_human_games, [{"type": "bot", "bot": "random"}]),
+        (play_human_games, [{"type": "bot", "bot": "greedy"}]),
+        (play_human_games, [{"type": "human"}]),
+        (watch_games,),
+        (watch_games,),
+        (run_matches,),
+        (outside_bot,),
+        (bad_inputs,),
+    ]
     threads = []
     for index, (work, *extra) in enumerate(mix):
         client = Client(shape.base, ledger, random.Random(f"{args.seed}:{index}"), stop)
@@ -667,12 +688,23 @@ def main(argv=None) -> int:
         orphans = shape.orphans()
     for pid in orphans:
         ledger.violate(f"process {pid} outlived the process that started it")
-    report = {"seed": args.seed, "cluster": args.cluster, "seconds": round(time.monotonic() - started), "faults": dict(ledger.fault_counts),
-              "games": len(ledger.games), "matches": len(ledger.matches), "jobs_per_move": jobs_per_move,
-              "acknowledged_plays": sum(map(len, ledger.acked.values())), "idempotent_retries": ledger.retries,
-              "stream_events": ledger.stream_events, "aof_bytes_lost": ledger.aof_bytes_lost,
-              "lost_to_crashes": dict(ledger.lost_to_crashes), "responses": dict(sorted(ledger.statuses.items())),
-              "peak_redis_connections": peak[0], "violations": ledger.violations}
+    report = {
+        "seed": args.seed,
+        "cluster": args.cluster,
+        "seconds": round(time.monotonic() - started),
+        "faults": dict(ledger.fault_counts),
+        "games": len(ledger.games),
+        "matches": len(ledger.matches),
+        "jobs_per_move": jobs_per_move,
+        "acknowledged_plays": sum(map(len, ledger.acked.values())),
+        "idempotent_retries": ledger.retries,
+        "stream_events": ledger.stream_events,
+        "aof_bytes_lost": ledger.aof_bytes_lost,
+        "lost_to_crashes": dict(ledger.lost_to_crashes),
+        "responses": dict(sorted(ledger.statuses.items())),
+        "peak_redis_connections": peak[0],
+        "violations": ledger.violations,
+    }
     print(json.dumps(report, indent=1))
     if ledger.violations:
         print(f"{len(ledger.violations)} violation(s): replay with --seed {args.seed} --seconds {args.seconds:g}"
@@ -746,9 +778,9 @@ def _wait_finished(shape, ledger, resources: str, ids, deadline) -> tuple[list[d
         first_pass = False
         for resource_id in list(pending):
             answer = reader.call("GET", f"/{resources}/{resource_id}")
-            if answer.status_code == 404 and ledger.lost_with_a_crash(resources, resource_id):
-                del pending[resource_id]
-            elif answer.status_code == 200 and resources == "games" and ledger.left_after_a_lost_end(resource_id):
+            if (answer.status_code == 404 and ledger.lost_with_a_crash(resources, resource_id)) or (
+                answer.status_code == 200 and resources == "games" and ledger.left_after_a_lost_end(resource_id)
+            ):
                 del pending[resource_id]
             elif answer.status_code == 200 and answer.json()["status"] == "finished":
                 finished.append(answer.json())

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import PRESETS, Game  # noqa: E402
-from bench.statement import instructions  # noqa: E402
+from app.engine import PRESETS, Game
+from bench.statement import instructions
 
 
 def play_one(rules, players, record_events, rng) -> int:

@@ -98,7 +98,7 @@ def deep_pool(base, ladder, waiting_count, probes):
     waits = []
     for (_, headers), index in zip(probe_players, chosen, strict=True):
         answer = {}
-        poll = threading.Thread(target=lambda i=index: answer.update(requests.get(
+        poll = threading.Thread(target=lambda i=index, answer=answer: answer.update(requests.get(
             f"{base}/matchmaking/tickets/{tickets[i]['id']}", params={"wait_seconds": 10},
             headers=waiting[i][1]).json()))
         poll.start()
@@ -144,11 +144,14 @@ def stream(base, ladder, count, per_minute):
     doubles = sum(1 for n in seats.values() if n > 1) + sum(1 for r in by_game.values() if len(r) != 2)
     gaps = [abs(r[0] - r[1]) for r in by_game.values() if len(r) == 2]
     times = [ms for _, ms in matched]
-    print(f"stream: {count} tickets taken in {elapsed:.1f} s ({count / elapsed * 60:,.0f} a minute, asked {per_minute:,}) "
-          f"through 1 API process and 1 worker: matched {len(matched)}, unmatched {count - len(matched)}; "
-          f"time to match p50 {percentile(times, 0.5):.0f} ms, p99 {percentile(times, 0.99):.0f} ms; "
-          f"rating gap p50 {percentile(gaps, 0.5):.0f}, p99 {percentile(gaps, 0.99):.0f}; "
-          f"double pairings {doubles} (must be 0)")
+    print(
+        f"stream: {count} tickets taken in {elapsed:.1f} s "
+        f"({count / elapsed * 60:,.0f} a minute, asked {per_minute:,}) "
+        f"through 1 API process and 1 worker: matched {len(matched)}, unmatched {count - len(matched)}; "
+        f"time to match p50 {percentile(times, 0.5):.0f} ms, p99 {percentile(times, 0.99):.0f} ms; "
+        f"rating gap p50 {percentile(gaps, 0.5):.0f}, p99 {percentile(gaps, 0.99):.0f}; "
+        f"double pairings {doubles} (must be 0)"
+    )
     return doubles
 
 

@@ -228,7 +228,7 @@ def human_games(deployment: Deployment, clients: int, seconds: float) -> dict:
                     replies.append(time.monotonic() - asked)
                     continue
                 began = time.monotonic()
-                status, answer = client.call("POST", f"/games/{game_id}/actions", view["legal_actions"][0],
+                status, _answer = client.call("POST", f"/games/{game_id}/actions", view["legal_actions"][0],
                                              headers={**auth, "If-Match": f'"{view["version"]}"'})
                 if status == 200:
                     latencies.append(time.monotonic() - began)

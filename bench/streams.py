@@ -180,7 +180,7 @@ async def floor(port, count, actions):
     latencies = []
     for event_id in range(1, actions + 1):
         streams.wanted.add(event_id)
-        status, _ = await request(port, "POST", f"/bench/floor/{event_id}")
+        _status, _ = await request(port, "POST", f"/bench/floor/{event_id}")
         answered = time.monotonic()
         deadline = answered + 10
         while time.monotonic() < deadline and any(event_id not in s.arrived for s in streams.all):
@@ -232,7 +232,7 @@ def main():
     parser.add_argument("--storm", default="", help="streams opened at once, e.g. 1000,10000")
     parser.add_argument("--storm-games", type=int, default=50)
     args = parser.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # both ends of every stream live on this machine
     from redis_server import RedisServer
     server = RedisServer()
@@ -251,8 +251,10 @@ def main():
             print(f"storm: {count} streams opened at once over {args.storm_games} games: refused {refused}, "
                   f"snapshot p50 {cuts[49] * 1000:.0f} ms, p99 {cuts[98] * 1000:.0f} ms", flush=True)
             time.sleep(2)
-        print(f"{'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'floor p50':>10} {'floor p99':>10} {'p99/floor':>10} "
-              f"{'stream err':>11} {'action err':>11} {'others ok/err':>14} {'worker RSS MB':>14} {'Redis clients':>14}")
+        print(
+            f"{'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'floor p50':>10} {'floor p99':>10} {'p99/floor':>10} "
+            f"{'stream err':>11} {'action err':>11} {'others ok/err':>14} {'worker RSS MB':>14} {'Redis clients':>14}"
+        )
         for count in (int(n) for n in args.streams.split(",") if n):
             latencies, stream_errors, action_errors, other_errors, other_done = asyncio.run(
                 run(port, count, args.actions))

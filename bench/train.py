@@ -26,17 +26,17 @@ import math
 import random
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots.expert import expert_bot, master_bot  # noqa: E402
-from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features, probability, table_of  # noqa: E402
-from app.engine import PRESETS  # noqa: E402
-from app.matches.play import entrant_results, play_game, wilson_interval  # noqa: E402
+from app.bots.expert import expert_bot, master_bot
+from app.bots.value import FEATURES, SHIPPED_WEIGHTS, ValueModel, features, probability, table_of
+from app.engine import PRESETS
+from app.matches.play import entrant_results, play_game, wilson_interval
 
 # Where self-play games are played: every preset and player count, the ones most played twice.
 SETUPS = [(name, players) for name, rules in PRESETS.items() for players in rules.player_counts()]
@@ -62,7 +62,7 @@ def self_play_chunk(task):
         preset, players = SETUPS[index % len(SETUPS)]
         seen = []
 
-        def observe(game):
+        def observe(game, seen=seen):
             if pick.random() < sample_rate:
                 seen.extend((camp, features(game, camp, game.round_index)) for camp in range(game.camps))
 
@@ -94,7 +94,7 @@ def fit(rows, table) -> list[float]:
             for j in range(i):
                 hessian[i][j] = hessian[j][i]
         step = _solve(hessian, gradient)
-        weights = [w - s for w, s in zip(weights, step)]
+        weights = [w - s for w, s in zip(weights, step, strict=False)]
         if max(map(abs, step)) < 1e-6:
             break
     return weights
@@ -103,14 +103,14 @@ def fit(rows, table) -> list[float]:
 def _solve(matrix, vector):
     """Gaussian elimination with partial pivoting (a dozen unknowns)."""
     n = len(vector)
-    rows = [matrix[i][:] + [vector[i]] for i in range(n)]
+    rows = [[*matrix[i][:], vector[i]] for i in range(n)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
         rows[col], rows[pivot] = rows[pivot], rows[col]
         for r in range(col + 1, n):
             factor = rows[r][col] / rows[col][col]
             if factor:
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col], strict=False)]
     solution = [0.0] * n
     for r in range(n - 1, -1, -1):
         solution[r] = (rows[r][n] - sum(rows[r][c] * solution[c] for c in range(r + 1, n))) / rows[r][r]
@@ -164,10 +164,10 @@ class Run:
         folder.mkdir(exist_ok=True)
         chunks = math.ceil(args.games / args.chunk)
         missing = [c for c in range(chunks) if not (folder / f"chunk{c}.json").exists()]
-        print(f"generation {g}/{args.generations}: self-play, {chunks - len(missing)}/{chunks} chunks of {args.chunk} games on disk",
-              flush=True)
+        print(f"generation {g}/{args.generations}: self-play, {chunks - len(missing)}/{chunks} chunks "
+              f"of {args.chunk} games on disk", flush=True)
         tasks = [(args.seed, g, c, args.chunk, previous, args.iterations, args.sample_rate) for c in missing]
-        for done, (chunk, rows) in enumerate(zip(missing, self.map(self_play_chunk, tasks)), start=1):
+        for done, (chunk, rows) in enumerate(zip(missing, self.map(self_play_chunk, tasks), strict=False), start=1):
             (folder / f"chunk{chunk}.json").write_text(json.dumps(rows))
             self.done_units += 1
             self.progress("chunks", done, len(missing), self.units_left(g, len(missing) - done))
@@ -184,7 +184,9 @@ class Run:
         if not eval_file.exists():
             results = {}
             for opponent_name, opponent in (("previous", previous), ("greedy", "greedy")):
-                tasks = [(f"{args.seed}:eval", i, model_data, opponent, args.iterations) for i in range(args.eval_games)]
+                tasks = [
+                    (f"{args.seed}:eval", i, model_data, opponent, args.iterations) for i in range(args.eval_games)
+                ]
                 wins = sum(self.map(duel_game, tasks))
                 low, high = wilson_interval(wins, args.eval_games)
                 results[opponent_name] = {"games": args.eval_games, "win_rate": wins / args.eval_games,
@@ -195,7 +197,9 @@ class Run:
         return model_data, json.loads(eval_file.read_text())
 
     def rows(self, g):
-        return [row for path in sorted((self.work / f"gen{g}").glob("chunk*.json")) for row in json.loads(path.read_text())]
+        return [
+            row for path in sorted((self.work / f"gen{g}").glob("chunk*.json")) for row in json.loads(path.read_text())
+        ]
 
     def units_left(self, g, chunks_left):
         return chunks_left + (self.args.generations - g) * math.ceil(self.args.games / self.args.chunk)
@@ -212,7 +216,7 @@ class Run:
         model.provenance = {
             "command": self.command, "seed": self.args.seed,
             "games_per_generation": self.args.games, "generations": self.args.generations,
-            "samples_per_move": self.args.iterations, "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "samples_per_move": self.args.iterations, "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "minutes": round((time.time() - self.started) / 60, 1), "history": history,
         }
         Path(self.args.output).write_text(json.dumps(model.to_dict(), indent=1) + "\n")

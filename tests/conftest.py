@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # too; test_outside_bots checks the limits with its own settings.
 os.environ["RONDA_BOT_REGISTRATIONS_PER_HOUR"] = os.environ["RONDA_BOTS_PER_ADDRESS"] = "0"
 
-from redis_server import OwnRedisServer, RedisClusterServers, RedisServer  # noqa: E402
+from redis_server import OwnRedisServer, RedisClusterServers, RedisServer
 
 
 @pytest.fixture(scope="session")

@@ -51,7 +51,7 @@ def play_through_a_failover(app, cluster, games=12, seconds_before=3.0, seconds_
         thread.start()
     time.sleep(seconds_before)
     store = app.services.store.redis
-    master = store.get_node_from_key("{game:%s}:state" % created[0]["game"]["id"]).port
+    master = store.get_node_from_key("{{game:{}}}:state".format(created[0]["game"]["id"])).port
     acknowledged_before = len(acknowledged)
     master_id = redis.Redis(port=master).execute_command("CLUSTER", "MYID").decode()
     cluster.kill(master)

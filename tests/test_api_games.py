@@ -113,8 +113,8 @@ def test_a_card_not_in_hand_is_422_card_not_in_hand(client):
 
 
 def test_a_token_cannot_act_or_read_in_another_game(client):
-    game, tokens = create(client)
-    other, other_tokens = create(client)
+    game, _tokens = create(client)
+    _other, other_tokens = create(client)
     rv = client.get(f"/games/{game['id']}/view", headers=bearer(other_tokens[0]))
     assert rv.status_code == 401 and rv.json["code"] == "invalid_token"
     assert client.get(f"/games/{game['id']}/view").status_code == 401
@@ -389,7 +389,9 @@ def test_opening_a_table_reads_the_same_bytes_at_50_and_at_8000_actions(app, cli
         return len(view.data) + len(log.data), view.json["event_count"]
 
     short, long_ = opened_after(50), opened_after(8000)
-    print(f"bytes to open a game: {short[0]} at 50 actions ({short[1]} events), {long_[0]} at 8,000 ({long_[1]} events)")
+    print(
+        f"bytes to open a game: {short[0]} at 50 actions ({short[1]} events), {long_[0]} at 8,000 ({long_[1]} events)"
+    )
     assert 1 / 1.5 <= long_[0] / short[0] <= 1.5
 
 
@@ -402,7 +404,9 @@ def test_a_match_retried_after_its_idempotency_record_was_lost_is_the_same_match
     first = client.post("/matches", json=body, headers=key)
     assert first.status_code == 202
     redis = app.services.store.redis
-    records = [name for name in redis.scan_iter("idempotency:*") if first.json["id"].encode() in (redis.get(name) or b"")]
+    records = [
+        name for name in redis.scan_iter("idempotency:*") if first.json["id"].encode() in (redis.get(name) or b"")
+    ]
     assert len(records) == 1
     redis.delete(*records)
     again = client.post("/matches", json=body, headers=key)

@@ -89,7 +89,10 @@ def test_no_answer_leaks_a_hidden_card_to_a_seat_a_player_or_a_spectator(app, cl
         spectator = client.get(f"/games/{game['id']}").json
         seat = spectator["awaiting"][0]
         own = seat_view(client, game["id"], tokens[seat])
-        assert act(client, game["id"], tokens[seat], chooser.choice(own["legal_actions"]), own["version"]).status_code == 200
+        assert (
+            act(client, game["id"], tokens[seat], chooser.choice(own["legal_actions"]), own["version"]).status_code
+            == 200
+        )
 
 
 def test_tokens_are_random_and_never_stored_in_clear(app, client):

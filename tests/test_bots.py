@@ -59,7 +59,9 @@ def _with_other_hands_dealt_differently(history, seat, rng):
     changed = []
     for event in history:
         if event["type"] == "deal":
-            hands = [hand if s == seat else sorted(rng.sample(CARD_IDS, len(hand))) for s, hand in enumerate(event["hands"])]
+            hands = [
+                hand if s == seat else sorted(rng.sample(CARD_IDS, len(hand))) for s, hand in enumerate(event["hands"])
+            ]
             event = {**event, "hands": hands}
         changed.append(event)
     return changed
@@ -245,7 +247,9 @@ def test_the_expert_lookahead_cuts_lines_without_changing_a_minimax_value(preset
         for action in position.legal_actions(seat):
             child = position.clone(deal_next_round=False)
             child.apply(seat, action)
-            assert _lookahead(child, camp, position, players, _evaluate) == _plain_minimax(child, camp, position, players)
+            assert _lookahead(child, camp, position, players, _evaluate) == _plain_minimax(
+                child, camp, position, players
+            )
             compared += 1
         history = deal_events(history + game.apply(seat, BOTS["greedy"](knowledge, rng)))
     assert compared >= 100

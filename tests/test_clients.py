@@ -74,7 +74,7 @@ def test_sse_snapshot_then_events_then_resume_after_a_dropped_connection(live_ap
 
 def test_a_spectator_stream_hides_the_hands(live_app):
     client = live_app.test_client()
-    game, tokens = create(client, seed="sse-spectator")
+    game, _tokens = create(client, seed="sse-spectator")
     stream = SSEReader(client.get(f"/games/{game['id']}/stream", buffered=False))
     assert stream.next_event()["data"]["hand"] is None
     stream.close()
@@ -114,7 +114,9 @@ def test_creating_a_game_twice_with_one_key_gives_one_game(live_app):
     first = client.post("/games", json=body, headers={"Idempotency-Key": "create-42"})
     again = client.post("/games", json=body, headers={"Idempotency-Key": "create-42"})
     assert first.status_code == again.status_code == 201
-    assert first.json["game"]["id"] == again.json["game"]["id"] and first.headers["Location"] == again.headers["Location"]
+    assert (
+        first.json["game"]["id"] == again.json["game"]["id"] and first.headers["Location"] == again.headers["Location"]
+    )
 
 
 def test_too_many_requests_is_429_with_retry_after(store_config):
@@ -158,7 +160,7 @@ def timed_app(store_config):
 
 def test_when_the_turn_timer_runs_out_a_fallback_bot_plays_and_the_event_says_so(timed_app):
     client = timed_app.test_client()
-    game, tokens = create(client, seed="timer", turn_timeout_seconds=1)
+    game, _tokens = create(client, seed="timer", turn_timeout_seconds=1)
     absent = game["awaiting"][0]
     assert wait_until(lambda: client.get(f"/games/{game['id']}").json["version"] > 1)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
@@ -199,11 +201,14 @@ def test_far_from_its_budget_a_request_asks_redis_nothing_and_near_it_every_proc
     asked = []
     counts = one.services.window_counts
     counts.sync = lambda: None  # its background sharing aside, what do requests ask Redis?
-    for command in ("pipeline", "incrby", "decrby"):
-        def counted(*args, _command=getattr(counts.redis, command), **kwargs):
+
+    def counting(command):
+        def counted(*args, **kwargs):
             asked.append(args)
-            return _command(*args, **kwargs)
-        setattr(counts.redis, command, counted)
+            return command(*args, **kwargs)
+        return counted
+    for name in ("pipeline", "incrby", "decrby"):
+        setattr(counts.redis, name, counting(getattr(counts.redis, name)))
     address = {"REMOTE_ADDR": f"198.51.102.{uuid.uuid4().int % 250}"}
     in_one_window(20)
     assert [one.test_client().get("/rules/presets", environ_base=address).status_code for _ in range(9)] == [200] * 9

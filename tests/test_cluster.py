@@ -218,7 +218,11 @@ def long_poll_answer(app, created, move_after):
     started = time.monotonic()
     rv = client.get(f"/games/{game['id']}/view?after_version={view['version']}&wait_seconds=10",
                     headers=bearer(tokens[other]))
-    answer = rv.status_code, round(time.monotonic() - started, 1), rv.status_code == 200 and rv.json["version"] > view["version"]
+    answer = (
+        rv.status_code,
+        round(time.monotonic() - started, 1),
+        rv.status_code == 200 and rv.json["version"] > view["version"],
+    )
     return answer
 
 
@@ -280,9 +284,17 @@ def test_bot_jobs_spread_over_two_queue_redis_each_served_by_its_own_worker(redi
     client = app.test_client()
     workers = [start_worker(url, queue, cluster_url=cluster_url, REDIS_QUEUE_URLS=urls) for url in urls.split(",")]
     try:
-        games = [client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 11},
-                                             "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]}
-                             ).json["game"]["id"] for _ in range(16)]  # all on one queue: one run in 32,768
+        games = [
+            client.post(
+                "/games",
+                json={
+                    "players": 2,
+                    "rules": {"preset": "simple", "target": 11},
+                    "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}],
+                },
+            ).json["game"]["id"]
+            for _ in range(16)
+        ]  # all on one queue: one run in 32,768
         deadline = time.time() + 90
         while time.time() < deadline and any(client.get(f"/games/{g}").json["status"] != "finished" for g in games):
             time.sleep(0.2)

@@ -90,7 +90,9 @@ def test_the_image_pins_its_bases_installs_a_hashed_lock_holds_the_app_once_and_
 
 def test_every_pin_of_the_lock_carries_a_hash_and_the_lock_covers_the_dependencies():
     lock = (ROOT / "requirements.lock").read_text()
-    requirements = re.split(r"\n(?=[A-Za-z])", "\n".join(l for l in lock.splitlines() if not l.startswith("#")).strip())
+    requirements = re.split(
+        r"\n(?=[A-Za-z])", "\n".join(line for line in lock.splitlines() if not line.startswith("#")).strip()
+    )
     pinned = {}
     for requirement in requirements:
         name, version = re.match(r"([A-Za-z0-9_.-]+)==(\S+)", requirement).groups()

@@ -19,10 +19,22 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     out = tmp_path_factory.mktemp("pydantic_models") / "ronda_models.py"
-    subprocess.run([str(Path(sys.executable).parent / "datamodel-codegen"), "--input", str(ROOT / "openapi/openapi.json"),
-                    "--input-file-type", "openapi", "--output", str(out),
-                    "--output-model-type", "pydantic_v2.BaseModel", "--strict-nullable"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(Path(sys.executable).parent / "datamodel-codegen"),
+            "--input",
+            str(ROOT / "openapi/openapi.json"),
+            "--input-file-type",
+            "openapi",
+            "--output",
+            str(out),
+            "--output-model-type",
+            "pydantic_v2.BaseModel",
+            "--strict-nullable",
+        ],
+        check=True,
+        capture_output=True,
+    )
     spec = importlib.util.spec_from_file_location("ronda_models", out)
     module = importlib.util.module_from_spec(spec)
     sys.modules["ronda_models"] = module  # pydantic resolves the models' generic types through it

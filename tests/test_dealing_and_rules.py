@@ -97,14 +97,14 @@ def test_an_explicit_deck_whose_table_can_never_be_legal_is_refused():
     # After 4b 5b 6b, every 3, 4, 5, 6 and 7 is refused; sixteen of them fill the front half of the
     # stock, which the put-back only cycles: no legal fourth card ever comes (§10).
     refused = [f"{r}{s}" for r in (3, 4, 5, 6, 7) for s in "oceb" if f"{r}{s}" not in ("4b", "5b", "6b")]
-    deck = deck_for(2, 1, [[["1o", "2o", "10o"], ["1c", "2c", "10c"]]], ["4b", "5b", "6b"] + refused[:16])
+    deck = deck_for(2, 1, [[["1o", "2o", "10o"], ["1c", "2c", "10c"]]], ["4b", "5b", "6b", *refused[:16]])
     with pytest.raises(InvalidSetup) as error:
         Game(rules("classic"), 2, deck=deck, first_dealer=1)
     assert error.value.field == "deck"
     assert len(Game(rules("simple"), 2, deck=deck, first_dealer=1).table) == 4
 
 
-@pytest.mark.parametrize("deck", [["1o"] * 40, list(CARD_IDS[:39]), ["99z"] + list(CARD_IDS[1:]), "1o 2o"])
+@pytest.mark.parametrize("deck", [["1o"] * 40, list(CARD_IDS[:39]), ["99z", *list(CARD_IDS[1:])], "1o 2o"])
 def test_a_deck_must_name_the_40_cards_once(deck):
     with pytest.raises(InvalidSetup):
         Game(rules("classic"), 2, deck=deck)
@@ -112,7 +112,7 @@ def test_a_deck_must_name_the_40_cards_once(deck):
 
 def test_the_last_deal_is_flagged():
     game = new_game("traditional", players=4)
-    assert [e for e in game.events if e["type"] == "deal"][0]["last_deal"] is False
+    assert next(e for e in game.events if e["type"] == "deal")["last_deal"] is False
     assert len(game.hand_sizes) == 3
 
 

@@ -136,8 +136,11 @@ def test_in_turn_first_deal_in_playing_order_scores_the_highest_only_before_the_
 
 
 def test_in_turn_first_deal_has_no_declarations_in_later_deals():
-    game = new_game("runda", deals=[[["5o", "6c", "1o"], ["12e", "11b", "2c"]], [["1c", "1e", "2o"], ["3o", "3c", "4o"]]],
-                    table=["3b", "4b", "7b", "11e"])
+    game = new_game(
+        "runda",
+        deals=[[["5o", "6c", "1o"], ["12e", "11b", "2c"]], [["1c", "1e", "2o"], ["3o", "3c", "4o"]]],
+        table=["3b", "4b", "7b", "11e"],
+    )
     play(game, "pass", "pass")
     finish_deal(game)
     assert game.holdings[0] == ("ronda", 0)  # a pair of aces, but no declaring after the first deal

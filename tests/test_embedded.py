@@ -36,7 +36,9 @@ def test_ronda_serve_keeps_its_games_across_a_restart(tmp_path):
         assert health["store"] == "embedded"
         created = call(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
         game_id, token = created["game"]["id"], created["tokens"][0]["token"]
-        status, headers, body = raw_answer(port, b"GET /games HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n")
+        status, headers, body = raw_answer(
+            port, b"GET /games HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n"
+        )
         assert status == 431 and headers["Content-Type"] == "application/problem+json"
         assert json.loads(body)["code"] == "headers_too_large"
     finally:

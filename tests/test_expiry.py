@@ -25,9 +25,13 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     time.sleep(1.0)  # 2.3 s after creation: the open game is gone, the active one renewed at 1.3 s
     assert client.get(f"/games/{open_game['game']['id']}").status_code == 404
     assert client.get(f"/games/{active_id}").status_code == 200
-    assert open_game["game"]["id"].encode() in redis.zrange(status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1)
+    assert open_game["game"]["id"].encode() in redis.zrange(
+        status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1
+    )
     assert sweeper.prune_listings() >= 1  # without anyone listing them
-    assert open_game["game"]["id"].encode() not in redis.zrange(status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1)
+    assert open_game["game"]["id"].encode() not in redis.zrange(
+        status_index_key("open", bucket_of(open_game["game"]["id"])), 0, -1
+    )
     time.sleep(2.1)
     assert client.get(f"/games/{active_id}", headers=bearer(tokens[0])).status_code == 404
     listed = client.get("/games?status=active&page_size=100").json

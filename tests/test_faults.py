@@ -73,7 +73,7 @@ def test_a_redis_failure_at_any_call_of_a_move_never_strands_the_game(redis_url,
 def test_redis_down_or_frozen_answers_503_with_retry_after_within_two_seconds(own_redis):
     app = create_app({"REDIS_URL": own_redis.url, "BOT_DISPATCH": "inprocess", **NO_LIMITS})
     client = app.test_client()
-    game_id, token = human_against_greedy(client)
+    game_id, _token = human_against_greedy(client)
     for fault, mend in ((own_redis.freeze, own_redis.thaw), (own_redis.kill, own_redis.restart)):
         fault()
         for method, path in (("get", f"/games/{game_id}"), ("get", "/health/ready"), ("post", "/games")):
@@ -254,8 +254,9 @@ def test_with_limits_on_and_redis_down_every_request_is_a_503_problem_never_a_50
 
 def test_a_bot_only_match_finishes_and_counts_each_game_once_after_redis_loses_its_last_second(queue_name):
     """Redis with AOF everysec crashed mid-match under two busy `ronda worker`s (SIGKILLed, its file
-    cut back to a second before, as a power loss leaves it), restarted from its file 2 s later: whatever RQ's jobs came back as (queued in no queue, started by nobody), the
-    match finishes, and the standings and the ladder count each of its 200 games once."""
+    cut back to a second before, as a power loss leaves it), restarted from its file 2 s later:
+    whatever RQ's jobs came back as (queued in no queue, started by nobody), the match finishes,
+    and the standings and the ladder count each of its 200 games once."""
     server = EverysecRedisServer()
     url = server.start()
     app = create_app({"REDIS_URL": url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
@@ -301,11 +302,13 @@ def test_a_redis_at_its_maxmemory_answers_every_write_503_says_so_in_readiness_a
     server.config_set("maxmemory-policy", "noeviction")
     server.config_set("maxmemory", max(1, int(server.info("memory")["used_memory"]) // 2))
     try:
-        writes = [client.post("/games", json={"players": 2}),
-                  act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]),
-                  client.post(f"/games/{game_id}/seats/{seat}/leave", headers={"Authorization": f"Bearer {tokens[seat]}"}),
-                  client.post("/players", json={"name": "Amina"}),
-                  client.post("/bots", json={"name": "Mimoun"})]
+        writes = [
+            client.post("/games", json={"players": 2}),
+            act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]),
+            client.post(f"/games/{game_id}/seats/{seat}/leave", headers={"Authorization": f"Bearer {tokens[seat]}"}),
+            client.post("/players", json={"name": "Amina"}),
+            client.post("/bots", json={"name": "Mimoun"}),
+        ]
         assert [rv.status_code for rv in writes] == [503] * len(writes), [rv.json for rv in writes]
         for rv in writes:
             assert rv.content_type == PROBLEM and rv.json["code"] == "store_cannot_write", rv.json

@@ -5,8 +5,6 @@ fault hook (tests/hooks/kill_after_write.py) right after the write, then the cli
 import http.client
 import json
 import os
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -108,7 +106,9 @@ def test_a_seat_claim_whose_worker_was_killed_after_its_write_gets_the_same_seat
     status, _, claimed = retried(port, "POST", path, {"name": "Omar"}, headers)
     assert status == 201, claimed
     assert claimed["seat"] == 1 and claimed["game"]["status"] == "active"
-    status, _, view = send(port, "GET", f"/games/{game_id}/view", headers={"Authorization": f"Bearer {claimed['token']}"})
+    status, _, view = send(
+        port, "GET", f"/games/{game_id}/view", headers={"Authorization": f"Bearer {claimed['token']}"}
+    )
     assert status == 200 and view["seat"] == 1
     # Another caller's claim of that seat is still refused.
     status, _, refused = send(port, "POST", path, {"name": "Someone"}, {"Idempotency-Key": str(uuid.uuid4())})

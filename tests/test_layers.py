@@ -74,7 +74,7 @@ def nearest_module(name: str) -> str | None:
 
 def layer_of(module: str) -> int:
     for index, layer in enumerate(LAYERS):
-        if any(module == room or module.startswith(room + ".") and room != "app" for room in layer):
+        if any(module == room or (module.startswith(room + ".") and room != "app") for room in layer):
             return index
     raise AssertionError(f"{module} is in no layer: add it to LAYERS")
 
@@ -130,9 +130,17 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def view_modules() -> set[str]:
     """The api modules that make a blueprint of their own."""
-    return {module for module, path in MODULES.items() if module.startswith("app.api.")
-            and any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                    and getattr(node.value.func, "id", None) == "Blueprint" for node in ast.parse(path.read_text()).body)}
+    return {
+        module
+        for module, path in MODULES.items()
+        if module.startswith("app.api.")
+        and any(
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", None) == "Blueprint"
+            for node in ast.parse(path.read_text()).body
+        )
+    }
 
 
 def test_no_view_module_imports_another_shared_schemas_live_with_the_schemas():

@@ -31,7 +31,7 @@ def ticket(client, token, **body):
 
 def test_two_tickets_of_the_same_pool_meet_in_one_game_with_a_seat_each(mm_app):
     client = mm_app.test_client()
-    (a, a_token), (b, b_token) = player(client, "Amina"), player(client, "Omar")
+    (_, a_token), (_, b_token) = player(client, "Amina"), player(client, "Omar")
     first = ticket(client, a_token, rules="runda")
     assert first.status_code == 202 and first.json["status"] == "waiting" and first.json["pool"] == "runda-2"
     assert first.headers["Location"].endswith(first.json["id"])
@@ -48,7 +48,7 @@ def test_two_tickets_of_the_same_pool_meet_in_one_game_with_a_seat_each(mm_app):
         view = client.get(f"/games/{game_id}/view", headers=bearer(token)).json
         assert view["seat"] == seat and view["status"] == "active" and view["seats"][seat]["type"] == "human"
     notices = client.get("/players/me/notices?after=0&wait_seconds=0", headers=bearer(a_token)).json["notices"]
-    assert [n for n in notices if n["type"] == "matched"][0]["game_id"] == game_id
+    assert next(n for n in notices if n["type"] == "matched")["game_id"] == game_id
     listed = client.get("/players/me/games?status=active", headers=bearer(b_token)).json
     assert [g["id"] for g in listed] == [game_id]
     # Someone else's ticket is not there for them.
@@ -79,7 +79,7 @@ def seed_rating(app, player_id, pool, rating):
 
 def test_ratings_far_apart_meet_only_once_their_windows_have_widened(mm_app):
     client = mm_app.test_client()
-    (a, a_token), (b, b_token) = player(client), player(client)
+    (a, _), (b, _) = player(client), player(client)
     seed_rating(mm_app, a, "classic-3", 1500)  # a pool of its own: classic with 3 players is never queued
     seed_rating(mm_app, b, "classic-3", 1700)
     matchmaker = mm_app.services.matchmaker
@@ -127,16 +127,16 @@ def test_four_tickets_make_balanced_teams(mm_app):
 def test_a_cancel_racing_a_match_has_exactly_one_outcome(mm_app):
     client = mm_app.test_client()
     outcomes = []
-    for round_ in range(20):
-        (a, a_token), (b, b_token) = player(client), player(client)
+    for _ in range(20):
+        (_, a_token), (_, b_token) = player(client), player(client)
         waiting = ticket(client, a_token, rules="classic").json
         barrier = threading.Barrier(2)
 
-        def cancel():
+        def cancel(barrier=barrier, waiting=waiting, a_token=a_token):
             barrier.wait()
             return mm_app.test_client().delete(f"/matchmaking/tickets/{waiting['id']}", headers=bearer(a_token))
 
-        def join():
+        def join(barrier=barrier, b_token=b_token):
             barrier.wait()
             return ticket(mm_app.test_client(), b_token, rules="classic")
         with ThreadPoolExecutor(2) as pool:
@@ -192,7 +192,10 @@ def test_tickets_racing_on_a_cluster_never_share_a_seat_nor_leave_one_empty(redi
         tickets = list(pool.map(queue, players))
     for _ in range(10):
         app.services.matchmaker.sweep()
-    final = [client.get(f"/matchmaking/tickets/{t['id']}", headers=bearer(p[1])).json for t, p in zip(tickets, players)]
+    final = [
+        client.get(f"/matchmaking/tickets/{t['id']}", headers=bearer(p[1])).json
+        for t, p in zip(tickets, players, strict=False)
+    ]
     assert all(t["status"] == "matched" for t in final), [t["status"] for t in final]
     by_game = {}
     for t in final:

@@ -60,11 +60,17 @@ def test_elo_updates_are_the_hand_computed_ones():
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     from app.accounts.service import AccountService
     client = redis.Redis.from_url(redis_url)
-    bots = AccountService(AccountStore(client, Inboxes(client, "PUBLISH"), 3600), Ladders(LadderStore(client, 3600), time.time),
-                          utc_now=lambda: "now", secret=b"test")
+    bots = AccountService(
+        AccountStore(client, Inboxes(client, "PUBLISH"), 3600),
+        Ladders(LadderStore(client, 3600), time.time),
+        utc_now=lambda: "now",
+        secret=b"test",
+    )
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
     assert bots.rate_game(f"{a}-game-1", a, b)  # 1500 vs 1500: ±12
-    assert bots.rate_game(f"{a}-game-2", b, a)  # 1488 beats 1512: 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
+    assert bots.rate_game(
+        f"{a}-game-2", b, a
+    )  # 1488 beats 1512: 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
     assert not bots.rate_game(f"{a}-game-1", a, b)  # a replay of a counted game changes nothing
     ladder = {row["entrant"]: row for row in bots.ladder()}
     assert ladder[a]["rating"] == pytest.approx(1512 - 12.8276, abs=1e-4)

@@ -58,16 +58,18 @@ def test_a_seat_created_with_a_player_token_is_played_from_another_device_with_t
     after = client.get("/players/me/games?status=active", headers=bearer(token)).json[0]
     assert after["your_turn"] == (0 in seat_view(client, game["id"], token)["awaiting"])
     # A player token acts only for the player's own seats.
-    stranger_player, stranger = new_player(client, "Youssef")
+    _stranger_player, stranger = new_player(client, "Youssef")
     assert client.get(f"/games/{game['id']}/view", headers=bearer(stranger)).status_code == 401
     assert client.get("/players/me/games", headers=bearer(stranger)).json == []
 
 
 def test_a_claim_with_a_player_token_is_theirs_and_one_player_takes_one_seat(client):
-    owner, owner_token = new_player(client)
+    _owner, owner_token = new_player(client)
     guest, guest_token = new_player(client, "Youssef")
     game, _ = create(client, seats=[{"type": "human", "mine": True}, {"type": "open"}], token=owner_token)
-    assert client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(owner_token)).json["code"] == "seat_taken"
+    assert (
+        client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(owner_token)).json["code"] == "seat_taken"
+    )
     claimed = client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(guest_token))
     assert claimed.status_code == 201 and claimed.json["game"]["seats"][1]["player"] == guest["id"]
     assert claimed.json["game"]["seats"][1]["name"] == "Youssef"
@@ -202,7 +204,7 @@ def test_rated_games_between_a_strong_and_a_weak_bot_rank_the_strong_player_firs
         deadline = time.monotonic() + 10
         while True:  # the settlement follows the last write
             rated = requests.get(f"{live_server}/players/{player_id}").json()["ratings"]
-            if rated and rated[0]["games"] == 12 or time.monotonic() > deadline:
+            if (rated and rated[0]["games"] == 12) or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         assert [r["pool"] for r in rated] == ["simple-2"] and rated[0]["games"] == 12, rated
@@ -244,7 +246,7 @@ def all_notices(client, token):
 
 def test_a_rematch_is_one_next_game_whoever_asks_with_the_next_dealer(client):
     amina, amina_token = new_player(client)
-    omar, omar_token = new_player(client, "Omar")
+    _omar, omar_token = new_player(client, "Omar")
     game, tokens = create(client, seats=[{"type": "human", "mine": True}, {"type": "open"}], token=amina_token)
     client.post(f"/games/{game['id']}/seats/1", json={}, headers=bearer(omar_token))
     tokens = {0: amina_token, 1: omar_token}

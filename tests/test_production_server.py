@@ -47,10 +47,26 @@ def gunicorn(redis_url, gunicorn_home):
 
 def start_gunicorn(env, port, workers=1, app="app:create_app()"):
     """Gevent workers (one unless asked), as the Dockerfile runs the API (its settings module)."""
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
-                                "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--access-logfile", "/dev/null",
-                                app],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "python:app.gunicorn_conf",
+            "--workers",
+            str(workers),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            "/dev/null",
+            app,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/health/ready", timeout=1)

@@ -4,6 +4,8 @@ import pytest
 
 from app.engine import CARD_IDS, GameOver, game_from_dict, game_to_dict, perform
 from builders import make_position, new_game, of_type, play, scores_of
+import functools
+import operator
 
 
 def piles(named, *sizes):
@@ -13,7 +15,7 @@ def piles(named, *sizes):
     for size in sizes:
         out.append(rest[start:start + size])
         start += size
-    return out + [rest[start:]]
+    return [*out, rest[start:]]
 
 
 @pytest.mark.parametrize("preset, players, sizes, expected", [
@@ -115,7 +117,7 @@ def test_round_end_only_camps_at_the_target_at_the_round_end_can_win():
     # Camp 0 touches the target 2 with two darba steps, then camp 1's hbel removes one of them:
     # camp 0 ends at 1, below the target, so camp 1 (at 5) is the one candidate and wins.
     hands = [["5o", "6o", "7o"], ["6c", "7c", "7e"]]
-    game = make_position("classic", hands=hands, captured=piles(sum(hands, []), 16, 18),
+    game = make_position("classic", hands=hands, captured=piles(functools.reduce(operator.iadd, hands, []), 16, 18),
                          win="round_end", target=2, missa_points=0, capture_runs=False)
     events = play(game, "5o", "6c", "6o", "7c", "7o", "7e")
     assert [r for _, _, r in scores_of(events)] == ["darba", "darba", "hbel", "streak_removed"]

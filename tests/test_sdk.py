@@ -82,7 +82,9 @@ def test_the_example_client_skips_an_event_type_it_does_not_know(generated_clien
     game = requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json()
     seat = game["game"]["awaiting"][0]
     token = next(t["token"] for t in game["tokens"] if t["seat"] == seat)
-    view = requests.get(f"{live_server}/games/{game['game']['id']}/view", headers={"Authorization": f"Bearer {token}"}).json()
+    view = requests.get(
+        f"{live_server}/games/{game['game']['id']}/view", headers={"Authorization": f"Bearer {token}"}
+    ).json()
     answer = requests.post(f"{live_server}/games/{game['game']['id']}/actions", json=view["legal_actions"][0],
                            headers={"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'}).json()
     newer = {**answer, "events": [*answer["events"], {"id": 10 ** 6, "type": "comet", "seat": 0, "tail": [1, 2]}]}

@@ -15,12 +15,14 @@ SPEC = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi
 
 
 def documented_examples():
-    for path, operations in SPEC["paths"].items():
+    for operations in SPEC["paths"].values():
         for method, operation in operations.items():
             if method == "parameters":
                 continue
             content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
-            examples = content.get("examples") or ({"example": {"value": content["example"]}} if "example" in content else {})
+            examples = content.get("examples") or (
+                {"example": {"value": content["example"]}} if "example" in content else {}
+            )
             for name, example in examples.items():
                 success = next(status for status in operation["responses"] if status.startswith("2"))
                 yield pytest.param(operation["operationId"], example["value"], int(success),
@@ -64,11 +66,17 @@ def send(base, operation, example):
         return requests.post(f"{base}/players", json=example)
     if operation == "createTicket":
         token = requests.post(f"{base}/players", json={"name": "Q"}).json()["token"]
-        answer = requests.post(f"{base}/matchmaking/tickets", json=example, headers={"Authorization": f"Bearer {token}"})
-        requests.delete(f"{base}/matchmaking/tickets/{answer.json()['id']}", headers={"Authorization": f"Bearer {token}"})
+        answer = requests.post(
+            f"{base}/matchmaking/tickets", json=example, headers={"Authorization": f"Bearer {token}"}
+        )
+        requests.delete(
+            f"{base}/matchmaking/tickets/{answer.json()['id']}", headers={"Authorization": f"Bearer {token}"}
+        )
         return answer
     if operation == "claimSeat":
-        game = requests.post(f"{base}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json()
+        game = requests.post(
+            f"{base}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}
+        ).json()
         return requests.post(f"{base}/games/{game['game']['id']}/seats/1", json=example)
     if operation == "leaveSeat":
         game, tokens = two_humans(base)

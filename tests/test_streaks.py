@@ -84,7 +84,10 @@ def test_only_a_card_that_captured_nothing_starts_a_chain():
 
 
 def test_a_chain_crosses_a_deal():
-    deals = [[["1o", "2o", "3o", "4o"], ["5c", "6c", "10c", "11c"]], [["11o", "1c", "2c", "3c"], ["4c", "5o", "6o", "7o"]]]
+    deals = [
+        [["1o", "2o", "3o", "4o"], ["5c", "6c", "10c", "11c"]],
+        [["11o", "1c", "2c", "3c"], ["4c", "5o", "6o", "7o"]],
+    ]
     game = new_game("traditional", deals=deals)
     play(game, "pass", "pass", "1o", "5c", "2o", "6c", "3o", "10c", "4o", "11c", "pass", "pass")
     events = play(game, "11o")

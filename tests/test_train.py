@@ -6,9 +6,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-import train  # noqa: E402
+import train
 
-from app.bots.value import FEATURES, ValueModel  # noqa: E402
+from app.bots.value import FEATURES, ValueModel
 
 
 def test_a_short_training_run_writes_loadable_weights_with_their_provenance_and_resumes_where_it_stopped(tmp_path):

@@ -14,7 +14,10 @@ try:
 except ImportError:
     missing("the playwright package is missing: pip install -e '.[test]'", whole_module=True)
 
-SCREENSHOTS = Path(os.environ.get("RONDA_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts")) / "screenshots"
+SCREENSHOTS = (
+    Path(os.environ.get("RONDA_TEST_ARTIFACTS", Path(__file__).resolve().parent.parent / "test-artifacts"))
+    / "screenshots"
+)
 MOVE_WAIT_MS = 30_000
 
 
@@ -74,7 +77,10 @@ def overflowing(page) -> list[str]:
 
 @pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
 def test_the_lobby_fits_a_phone_and_a_laptop_without_overflow(browser, live_server, width, height):
-    requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": "Someone with a long name"}, {"type": "open"}]})
+    requests.post(
+        f"{live_server}/games",
+        json={"players": 2, "seats": [{"type": "human", "name": "Someone with a long name"}, {"type": "open"}]},
+    )
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     page.goto(f"{live_server}/")
@@ -104,7 +110,9 @@ def test_a_whole_game_against_the_greedy_bot_played_by_clicks(page, live_server)
         expect(page.locator(f'.points[data-camp="{camp}"]')).to_have_text(str(score))
     expect(page.locator("#log")).to_contain_text("Game over")
     mine = final["scores"][0] > final["scores"][1]  # seat 0 is camp 0 in a 2-player game
-    expect(page.locator("#outcome")).to_have_text(f"You {'won' if mine else 'lost'} {' – '.join(map(str, final['scores']))}")
+    expect(page.locator("#outcome")).to_have_text(
+        f"You {'won' if mine else 'lost'} {' – '.join(map(str, final['scores']))}"
+    )
     assert page.evaluate(f"localStorage.getItem('ronda:seat:{game_id}')") is None  # no token kept past the end
     page.screenshot(path=SCREENSHOTS / "finished-game.png", full_page=True)
     assert clicks >= 5
@@ -125,7 +133,9 @@ def test_a_spectator_page_follows_a_game_live(page, live_server):
     expect(page.locator("h1")).to_contain_text("watching")
     expect(page.locator("#hand")).to_have_count(0)  # a spectator sees no hand
     mover = game["awaiting"][0]
-    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}).json()
+    view = requests.get(
+        f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}
+    ).json()
     played = requests.post(f"{live_server}/games/{game['id']}/actions", json=view["legal_actions"][0], headers={
         "Authorization": f"Bearer {tokens[mover]}", "If-Match": f'"{view["version"]}"'})
     assert played.status_code == 200
@@ -137,7 +147,9 @@ def test_a_spectator_page_follows_a_game_live(page, live_server):
 def test_a_dropped_stream_reconnects_with_last_event_id_and_misses_nothing(page, live_server):
     game, tokens = two_humans(live_server)
     log = requests.get(f"{live_server}/games/{game['id']}/events").json()
-    shown_from = requests.get(f"{live_server}/games/{game['id']}").json()["deal_event_id"]  # the table's log starts there
+    shown_from = requests.get(f"{live_server}/games/{game['id']}").json()[
+        "deal_event_id"
+    ]  # the table's log starts there
     streams = []
 
     def drop_the_first(route):
@@ -156,11 +168,15 @@ def test_a_dropped_stream_reconnects_with_last_event_id_and_misses_nothing(page,
     assert streams[:2] == [str(log[-1]["id"])] * 2  # resumed after the last event it had, not from scratch
     expect(page.locator(".game-head")).to_contain_text("live")  # the second connection is open
     mover = game["awaiting"][0]
-    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}).json()
+    view = requests.get(
+        f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[mover]}"}
+    ).json()
     assert requests.post(f"{live_server}/games/{game['id']}/actions", json=view["legal_actions"][0], headers={
         "Authorization": f"Bearer {tokens[mover]}", "If-Match": f'"{view["version"]}"'}).status_code == 200
     after = requests.get(f"{live_server}/games/{game['id']}/events").json()
-    expect(page.locator("#log li")).to_have_count(len([e for e in after if e["id"] >= shown_from]))  # each new one, once
+    expect(page.locator("#log li")).to_have_count(
+        len([e for e in after if e["id"] >= shown_from])
+    )  # each new one, once
 
 
 def test_a_412_race_is_recovered_by_reading_again_and_offering_the_move_again(page, live_server):
@@ -195,7 +211,7 @@ def test_the_matches_page_shows_a_small_matchs_standings_and_replays_its_games(p
     expect(page.locator("body")).to_contain_text("4 of 4 games · finished", timeout=60_000)
     match_id = page.url.rsplit("/", 1)[1]
     match = requests.get(f"{live_server}/matches/{match_id}").json()
-    for row, entrant in zip(page.locator("#standings tbody tr").all(), match["entrants"]):
+    for row, entrant in zip(page.locator("#standings tbody tr").all(), match["entrants"], strict=False):
         cells = row.locator("td").all_inner_texts()
         assert cells[1] == entrant["bot"] and cells[2] == str(entrant["wins"])
         assert cells[4] == f"{100 * entrant['win_rate_low']:.1f}% – {100 * entrant['win_rate_high']:.1f}%"
@@ -301,7 +317,9 @@ def test_the_lobby_shows_a_game_opened_elsewhere_within_seconds(page, live_serve
     page.goto(f"{live_server}/")
     expect(page.locator("#open-games")).to_be_visible()
     name = f"Elsewhere {os.getpid()}"
-    requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": name}, {"type": "open"}]})
+    requests.post(
+        f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": name}, {"type": "open"}]}
+    )
     expect(page.locator("#open-games")).to_contain_text(name, timeout=8_000)
 
 
@@ -321,7 +339,7 @@ def test_every_kind_of_event_reads_as_words(page, live_server):
     assert "taking no card" in lines.pop()
     spec = requests.get(f"{live_server}/openapi.json").json()
     assert set(examples) == set(spec["components"]["schemas"]["Event"]["discriminator"]["mapping"])
-    for event, line in zip(examples.values(), lines):
+    for event, line in zip(examples.values(), lines, strict=False):
         assert line != event["type"] and "undefined" not in line and "null" not in line, (event, line)
 
 

@@ -68,7 +68,11 @@ def test_the_result_says_who_won_by_round_offers_rematch_and_folds_the_proof(pag
     play_out_over_http(live_server, game["id"], [tokens[0], tokens[1]])
     expect(page.locator("#result")).to_be_visible(timeout=15_000)
     final = requests.get(f"{live_server}/games/{game['id']}").json()
-    rounds = [e for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json() if e["type"] == "round_end"]
+    rounds = [
+        e
+        for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json()
+        if e["type"] == "round_end"
+    ]
     expect(page.locator("#rounds tbody tr")).to_have_count(len(rounds))
     expect(page.locator("#result")).to_contain_text(f"{final['seats'][final['winner']]['name']} won")
     expect(page.locator("#rematch")).to_be_visible()
@@ -78,7 +82,7 @@ def test_the_result_says_who_won_by_round_offers_rematch_and_folds_the_proof(pag
     page.screenshot(path=SCREENSHOTS / "result.png", full_page=True)
 
 
-def test_a_move_made_offline_waits_until_it_is_sent(browser, live_server):  # noqa: F811
+def test_a_move_made_offline_waits_until_it_is_sent(browser, live_server):
     game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
                              preset="simple", first_dealer=1)
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -149,14 +153,20 @@ def test_the_replay_steps_by_event_move_and_round_with_every_hand(page, live_ser
     page.click("#next-move")
     expect(page.locator("#replay-hands")).not_to_have_text(first_hands)  # a card left a hand
     page.click("#next-round")
-    rounds = [e for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json() if e["type"] == "round_start"]
+    rounds = [
+        e
+        for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json()
+        if e["type"] == "round_start"
+    ]
     expect(page.locator("#step-label")).to_contain_text("Round 2 begins" if len(rounds) > 1 else "Game over")
     page.screenshot(path=SCREENSHOTS / "replay-hands.png", full_page=True)
 
 
 def test_the_lobby_pages_its_lists(page, live_server):
     for _ in range(21):
-        requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": "Pager"}, {"type": "open"}]})
+        requests.post(
+            f"{live_server}/games", json={"players": 2, "seats": [{"type": "human", "name": "Pager"}, {"type": "open"}]}
+        )
     page.goto(f"{live_server}/")
     expect(page.locator("#open-page")).to_contain_text("page 1 of")
     first = page.locator("#open-games").inner_text()
@@ -192,7 +202,7 @@ def test_axe_finds_nothing_critical_or_serious_on_any_page(page, live_server):
     assert {name: v for name, v in found.items() if v} == {}
 
 
-def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):  # noqa: F811
+def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):
     game, tokens = game_with(live_server, [{"type": "human", "name": "Phone"}, {"type": "bot", "bot": "random"}],
                              preset="simple", turn_timeout_seconds=600)
     finished, _ = finished_game(live_server)
@@ -221,7 +231,10 @@ def too_small(page) -> list[str]:
         if (!box.width || getComputedStyle(e).visibility === 'hidden') return false;
         const size = e.type === 'checkbox' ? 24 : 44;
         return box.height < size - 0.5 || box.width < size - 0.5;
-    }).map((e) => `${e.tagName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().width)}x${Math.round(e.getBoundingClientRect().height)}`)""")
+    }).map((e) => {
+        const box = e.getBoundingClientRect();
+        return `${e.tagName}#${e.id}.${e.className} ${Math.round(box.width)}x${Math.round(box.height)}`;
+    })""")
 
 
 def test_focus_stays_on_the_hand_after_a_move(page, live_server):

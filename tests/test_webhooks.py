@@ -92,8 +92,11 @@ class Deployment:
                              headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
         self.app_id, self.key = made["app"]["id"], made["key"]
         self.receiver = Receiver()
-        endpoint = requests.post(f"{self.base}/apps/me/webhooks", json={"url": self.receiver.url, "events": list(events)},
-                                 headers={"X-Ronda-App": self.key})
+        endpoint = requests.post(
+            f"{self.base}/apps/me/webhooks",
+            json={"url": self.receiver.url, "events": list(events)},
+            headers={"X-Ronda-App": self.key},
+        )
         assert endpoint.status_code == 201, endpoint.text
         self.endpoint, self.receiver.secret = endpoint.json(), endpoint.json()["secret"]
 
@@ -206,7 +209,7 @@ def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
     deployment = Deployment(own_redis.url)
     try:
         deployment.receiver.plan = lambda delivery_id, attempt: "fail" if attempt < 2 else "ok"
-        player, token, game = deployment.player_game_against_a_bot()
+        _player, _token, _game = deployment.player_game_against_a_bot()
         deployment.wait(lambda: deployment.receiver.received, what="the first attempt")
         own_redis.restart()
         listed = deployment.wait(lambda: (found := deployment.deliveries()) and all(
@@ -220,7 +223,7 @@ def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
 def test_a_long_turn_sends_a_reminder_then_its_timeout_by_stream_and_webhook(deployment):
     """A reminder at half the turn (TURN_REMINDER_FRACTION 0.5 here): 4 s before the timeout, room
     for a late sweep on a loaded machine (a reminder after the turn ended is rightly not sent)."""
-    player, token, game = deployment.player_game_against_a_bot(turn_timeout_seconds=8)
+    _player, token, game = deployment.player_game_against_a_bot(turn_timeout_seconds=8)
     headers = {"X-Ronda-App": deployment.key, "Authorization": f"Bearer {token}"}
     listing = deployment.wait(lambda: [g for g in requests.get(f"{deployment.base}/players/me/games?status=active",
                                                                headers=headers).json() if g["your_turn"]])
@@ -375,7 +378,9 @@ def test_an_endpoint_that_gives_no_answer_is_paused_and_no_other_delivery_waits_
         assert len(deployment.receiver.received) == 1  # the first delivery's, which timed out
         waiting = deployment.deliveries()
         errors = [d["attempts"][0]["error"] for d in waiting]
-        assert len(errors) == 4 and sum(e.startswith("not sent: the endpoint gave no answer") for e in errors) == 3, errors
+        assert len(errors) == 4 and sum(e.startswith("not sent: the endpoint gave no answer") for e in errors) == 3, (
+            errors
+        )
         for delivery in waiting:
             next_attempt = datetime.fromisoformat(delivery["next_attempt_at"].replace("Z", "+00:00")).timestamp()
             assert delivery["status"] == "pending" and next_attempt > time.time() + 500, delivery

@@ -205,7 +205,9 @@ def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
     game = rv.json["game"]
     time.sleep(1.2)
     connection = connect(redis_url)
-    SimpleWorker([Queue(queue_name, connection=connection)], connection=connection).work(burst=True, with_scheduler=True)
+    SimpleWorker([Queue(queue_name, connection=connection)], connection=connection).work(
+        burst=True, with_scheduler=True
+    )
     run_queue(redis_url, queue_name)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
     assert events and events[0]["type"] == "turn_timeout" and events[0]["seat"] == game["awaiting"][0]

@@ -9,6 +9,8 @@ from app.jobs import tasks
 
 def _services():
     job = get_current_job()
+    if job is None:
+        raise RuntimeError("a job function runs inside an RQ job")
     return wiring.job_services(job.meta["live_queue"], job.connection)
 
 

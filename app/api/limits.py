@@ -64,7 +64,8 @@ class Limits:
         token = f"{kind}:{hashlib.sha256(authorization.encode()).hexdigest()[:32]}" if kind else None
         address = f"address:{request_address()}"
         # A bot's requests count on its token, not its address (false bot tokens spent it: checked, not counted).
-        applying = [(budget, token if budget.scope == kind else address) for budget in self.budgets
+        applying = [(budget, token if token is not None and budget.scope == kind else address)
+                    for budget in self.budgets
                     if budget.scope == kind or (budget.scope == "address" and kind != "bot-token")]
         window = WindowCounts.window(time.time())
         if self.address and kind == "bot-token" and self.counts.estimate(address, window) >= self.address.per_minute:

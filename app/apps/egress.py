@@ -63,7 +63,7 @@ def _checked_addresses(host: str, port: int, private_allowed: bool) -> list[str]
     return addresses
 
 
-def _connected(addresses: list[str], port: int, timeout: float) -> socket.socket:
+def _connected(addresses: list[str], port: int, timeout: float | None) -> socket.socket:
     """A connection to the first of the checked addresses that answers (as a name's own lookup would)."""
     failure: OSError = OSError("no address")
     for address in addresses:

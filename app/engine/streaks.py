@@ -93,7 +93,7 @@ def resolve_chain(g):
     g.pile, g.chain_len, g.chain_rank, g.chain_seat, g.chain_missa = [], 0, -1, -1, False
     camp = g.camp_of[seat]
     g.collect(seat, cards)
-    entries = [(camp, points, reason, {})]
+    entries: list[tuple[int, int, str, dict]] = [(camp, points, reason, {})]
     if missa and g.rules.missa_points:  # §10: the chain's bonus and its missa are one scoring event
         entries.append((camp, g.rules.missa_points, "missa", {}))
     g.score_event(entries)

@@ -8,6 +8,7 @@ import logging
 import queue
 import threading
 import zlib
+from collections.abc import Callable
 from datetime import timedelta
 
 from rq import Queue, Retry
@@ -217,7 +218,7 @@ class InProcessDispatcher:
 
 class _DaemonWorker:
     def __init__(self, name):
-        self.work = queue.SimpleQueue()
+        self.work: queue.SimpleQueue[Callable[[], object]] = queue.SimpleQueue()
         threading.Thread(target=self._run, name=name, daemon=True).start()
 
     def submit(self, work):

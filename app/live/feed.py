@@ -41,7 +41,7 @@ class ChangeFeed:
         self._client = client
         self._cluster = isinstance(client, redis.RedisCluster)
         _, self._subscribe, self._unsubscribe = commands
-        self._notices = queue.SimpleQueue()
+        self._notices: queue.SimpleQueue[tuple] = queue.SimpleQueue()
         self._readers = {}  # node name -> _NodeReader
         self._placed = {}  # topic -> its node's name, or None while it waits to be subscribed again
         self._retry_at = 0.0
