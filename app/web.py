@@ -3,7 +3,6 @@
 import time
 
 from flask import Flask, g, request
-from flask_smorest import Api
 from werkzeug.exceptions import NotFound, UnsupportedMediaType
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import Map, MapAdapter
@@ -14,29 +13,11 @@ from .api import (apps, bodies, bots, games, health, idempotency, limits, matche
 from .api.common import answer_headers
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
-from .api.schemas import Problem
+from .api.smorest import RondaApi
 from .live.hub import LiveHub
 from .live.streams import render_event
 from .ops import logs, metrics
 from .ops.config import Config
-
-
-class RondaApi(Api):
-    """Documents every default error response as problem+json, which is what problems.py sends, and
-    X-Pagination as the JSON text it is (app/api/conventions.py), not flask-smorest's object."""
-
-    ERROR_SCHEMA = Problem
-
-    def _register_pagination_header(self):
-        pass
-
-    def _register_responses(self):
-        # flask-smorest reads the error media type from the success one; swap it for this call only.
-        self.DEFAULT_RESPONSE_CONTENT_TYPE = problems.PROBLEM_MEDIA_TYPE
-        try:
-            super()._register_responses()
-        finally:
-            del self.DEFAULT_RESPONSE_CONTENT_TYPE
 
 
 class _ExactPathAdapter(MapAdapter):
@@ -65,7 +46,7 @@ class RondaFlask(Flask):
     """The app, holding what its blueprints ask for (app/api/common.py's `services()` and `live()`)."""
 
     url_map_class = ExactPaths
-    api: Api
+    api: RondaApi
     services: wiring.Services
     live: LiveHub
 

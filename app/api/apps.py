@@ -10,7 +10,8 @@ from marshmallow import Schema, fields, validate
 from ..ops.scope import PUBLIC_APP
 from ..errors import InvalidAppKey, OperatorOnly
 from ..players.notices import NOTICE_TYPES
-from .common import Blueprint, bearer_token, documents_problems, services
+from .common import bearer_token, documents_problems, services
+from .smorest import Blueprint
 from .schemas import Answer, Integer, PersonName, PlayerNotice
 from .tenancy import APP_HEADER, current_app_id
 

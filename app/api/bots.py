@@ -7,8 +7,9 @@ from marshmallow import Schema, fields, validate
 from ..bots import LEVELS
 from ..live.feed import bot_topic
 from . import idempotency
-from .common import (BOT_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, request_address,
+from .common import (BOT_TOKEN, bearer_token, documents_problems, inbox_response, live, request_address,
                      services, token_first)
+from .smorest import Blueprint
 from .bodies import header_turn_id
 from .schemas import Answer, EntrantResult, GameView, PersonName, Record, TurnsQuery
 

@@ -1,17 +1,15 @@
 """What every blueprint needs: the service, the seat token, the If-Match version, error docs."""
 
-import json
 from functools import wraps
 from typing import TYPE_CHECKING, Protocol, cast
 
-import flask_smorest
 from flask import Response, current_app, make_response, request
-from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 
 from ..errors import InvalidToken
 from ..live.streams import inbox_stream
-from .bodies import BodyOnceParser, ascii_integer
+from .bodies import ascii_integer
 from .schemas import Problem
+from .smorest import Blueprint
 
 if TYPE_CHECKING:
     from ..live.hub import LiveHub
@@ -31,56 +29,6 @@ PROBLEM_DESCRIPTIONS = {
     503: "The store does not answer (see Retry-After), or it stopped answering during a write "
          "(code outcome_unknown: read the view before acting again)",
 }
-
-
-class Blueprint(flask_smorest.Blueprint):
-    """flask-smorest's Blueprint at a lower cost per request: argument schemas are built once
-    (given a class, webargs builds one on every request), answers skip the marshmallow dump,
-    and documenting an answer adds no call layer (flask-smorest adds one per documented answer);
-    a JSON body is parsed once (app/api/bodies.py)."""
-
-    ARGUMENTS_PARSER = BodyOnceParser()
-
-    def arguments(self, schema, *args, **kwargs):
-        return super().arguments(resolve_schema_instance(schema), *args, **kwargs)
-
-    def response(self, status_code, schema=None, **kwargs):
-        """Documents `schema`, and sends the view's answer as JSON as it is.
-
-        The service builds every answer in its schema's exact shape, and a marshmallow dump of an
-        action's answer cost more than applying the action. Under `app.testing` each answer is still
-        dumped and must come out unchanged, so the suite catches any drift between schema and answer.
-        """
-        document = super().response(status_code, schema, **kwargs)
-        shape = resolve_schema_instance(schema) if schema is not None else None
-
-        def decorator(view):
-            @wraps(view)
-            def send_as_json(*args, **view_kwargs):
-                body, status, headers = unpack_tuple_response(view(*args, **view_kwargs))
-                if isinstance(body, Response):
-                    return body, status, headers
-                if shape is not None and current_app.testing and shape.dump(body) != body:
-                    raise AssertionError(f"answer differs from {type(shape).__name__}: {body!r}")
-                return Response(json.dumps(body, separators=(",", ":")), status or status_code, headers,
-                                mimetype="application/json")
-            return _documented(send_as_json, document)
-        return decorator
-
-    def _document_pagination_metadata(self, spec, resp_doc):
-        """X-Pagination is JSON text in a header: documented as the string it is, its content the
-        PaginationMetadata schema (flask-smorest documents it as an object, which no header is)."""
-        resp_doc.setdefault("headers", {})[self.PAGINATION_HEADER_NAME] = "X-Pagination"
-
-    def alt_response(self, *args, **kwargs):
-        document = super().alt_response(*args, **kwargs)
-        return lambda view: _documented(view, document)
-
-
-def _documented(view, document):
-    """`view` itself, carrying the API doc that flask-smorest's `document` decorator would add."""
-    view._apidoc = document(view)._apidoc
-    return view
 
 
 class ServingApp(Protocol):

@@ -8,8 +8,9 @@ from .tenancy import admit_game, current_app_id
 from .bodies import header_integer
 from .events import ActionResult, Event
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOKEN, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN,
-                     Blueprint, bearer_token, documents_problems, etag_header, if_match_version, live, not_modified,
+                     bearer_token, documents_problems, etag_header, if_match_version, live, not_modified,
                      services, token_first)
+from .smorest import Blueprint
 from ..live.streams import event_stream
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")

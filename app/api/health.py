@@ -7,7 +7,8 @@ from flask import current_app
 from flask.views import MethodView
 from marshmallow import fields, validate
 
-from .common import Blueprint, documents_problems, services
+from .common import documents_problems, services
+from .smorest import Blueprint
 from .schemas import Answer
 
 blp = Blueprint("health", __name__, url_prefix="/health", description="Service health")

@@ -8,7 +8,8 @@ from ..accounts.service import MAX_MOVE_SECONDS
 from ..matches.service import FORFEIT_TIMEOUTS, MAX_GAMES
 from . import idempotency
 from . import schemas as s
-from .common import Blueprint, documents_problems, request_address, services
+from .common import documents_problems, request_address, services
+from .smorest import Blueprint
 
 blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
 

@@ -11,7 +11,8 @@ from ..errors import TicketDone
 from ..live.feed import player_topic
 from . import idempotency
 from .tenancy import admit_game
-from .common import PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, live, services, token_first
+from .common import PLAYER_TOKEN, bearer_token, documents_problems, live, services, token_first
+from .smorest import Blueprint
 from .schemas import Answer, Boolean, Integer
 
 blp = Blueprint("matchmaking", __name__, url_prefix="/matchmaking",

@@ -12,8 +12,9 @@ from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .tenancy import current_app_id
 from .bodies import header_turn_id
-from .common import (PLAYER_TOKEN, Blueprint, bearer_token, documents_problems, inbox_response, live, services,
+from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, services,
                      token_first)
+from .smorest import Blueprint
 from .schemas import Answer, GameSummary, PersonName, PlayerNotice, Record, TurnsQuery
 
 blp = Blueprint("players", __name__, url_prefix="/players",

@@ -4,7 +4,8 @@ from flask.views import MethodView
 
 from ..engine import PRESETS
 from . import schemas as s
-from .common import Blueprint, documents_problems
+from .common import documents_problems
+from .smorest import Blueprint
 
 # One line per preset, for clients' create screens; docs/rules.md says the rest.
 SUMMARIES = {
