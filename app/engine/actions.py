@@ -2,7 +2,7 @@
 
 from .cards import CARD_IDS, RANKS, parse_card
 from .errors import DeclarationNotHeld, InvalidAction
-from .game import DECLARE, PASS
+from .game import DECLARE, PASS, Game
 
 ACTION_TYPES = ("play", "declare", "pass")
 
@@ -30,7 +30,7 @@ def parse_text(text: str) -> dict:
     raise InvalidAction(f"cannot read action {text!r}; say 'play 7o', 'play 7o declare', 'declare' or 'pass'")
 
 
-def engine_steps(game, seat: int, action: dict) -> list[int]:
+def engine_steps(game: Game, seat: int, action: dict) -> list[int]:
     """The engine actions a public action stands for; `play` with `declare` is two."""
     kind = action.get("type") if isinstance(action, dict) else None
     if kind == "play":
@@ -44,7 +44,7 @@ def engine_steps(game, seat: int, action: dict) -> list[int]:
     raise InvalidAction(f"unknown action type {kind!r}; types: {', '.join(ACTION_TYPES)}")
 
 
-def _check_named_declaration(game, seat, action):
+def _check_named_declaration(game: Game, seat: int, action: dict) -> None:
     """A client may name what it declares; it must be exactly what the dealt hand makes (§10)."""
     named_kind, named_rank = action.get("kind"), action.get("rank")
     if named_kind is None and named_rank is None:
@@ -56,7 +56,7 @@ def _check_named_declaration(game, seat, action):
                                  f"{'' if named_rank is None else f' of {named_rank}'} to declare")
 
 
-def perform(game, seat: int, action: dict) -> list[dict] | None:
+def perform(game: Game, seat: int, action: dict) -> list[dict] | None:
     """Apply one public action atomically: every step is checked before any is applied."""
     steps = engine_steps(game, seat, action)
     if steps[0] not in game.legal_actions(seat):

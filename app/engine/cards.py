@@ -3,6 +3,8 @@
 A card is `rank_index * 4 + suit_index`, so `card >> 2` is its place in the run order.
 """
 
+from collections.abc import Iterable
+
 from .errors import InvalidAction
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)  # run order: 7 is followed directly by 10
@@ -19,14 +21,14 @@ def card_id(card: int) -> str:
     return CARD_IDS[card]
 
 
-def parse_card(text) -> int:
+def parse_card(text: object) -> int:
     card = _CARD_BY_ID.get(text) if isinstance(text, str) else None
     if card is None:
         raise InvalidAction(f"unknown card id {text!r}; ids are rank then suit initial, e.g. '7o', '12b'")
     return card
 
 
-def parse_cards(texts) -> list[int]:
+def parse_cards(texts: Iterable[str]) -> list[int]:
     """Many ids at once (a stored state, a deck): one lookup each, and parse_card's refusal."""
     try:
         return [_CARD_BY_ID[text] for text in texts]
@@ -36,7 +38,7 @@ def parse_cards(texts) -> list[int]:
         raise
 
 
-def ids(cards) -> list[str]:
+def ids(cards: Iterable[int]) -> list[str]:
     # A loop rather than a comprehension: in Python 3.11 a comprehension is a function call of
     # its own, and the lists here are of one to four cards (a third fewer instructions).
     names = []

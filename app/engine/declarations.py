@@ -1,7 +1,10 @@
 """Ronda and tringa (docs/rules.md §5, §10): what a dealt hand declares, and who wins a deal's pot."""
 
+from collections.abc import Callable, Sequence
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from .rules import Announce
 
 RONDA, DOUBLE_RONDA, TRINGA = "ronda", "double_ronda", "tringa"
 
@@ -22,7 +25,7 @@ _RANK_BIT = tuple(1 << (card >> 2) for card in range(40))
 _RANK_COUNT_UNIT = tuple(1 << 3 * (card >> 2) for card in range(40))  # rank counts packed, three bits a rank
 
 
-def combination(hand, announce, first_deal: bool) -> tuple[str, int] | None:
+def combination(hand: list[int], announce: Announce, first_deal: bool) -> tuple[str, int] | None:
     """The one combination a dealt hand declares: nobody can declare less than they hold."""
     seen = 0
     for card in hand:  # most hands hold no two cards of a rank: find that out cheaply first
@@ -51,13 +54,14 @@ def _combination_of(rank_counts: int, double_ronda: bool, first_deal: bool) -> t
     return (RONDA, pairs[0])
 
 
-def value(kind: str, announce) -> int:
+def value(kind: str, announce: Announce) -> int:
     if kind == TRINGA:
         return announce.tringa_points
     return announce.ronda_points * (2 if kind == DOUBLE_RONDA else 1)
 
 
-def awards(declarations, announce, camp_of, position, players: int) -> dict[int, int]:
+def awards(declarations: Sequence[Declaration], announce: Announce, camp_of: Sequence[int],
+           position: Callable[[int], int], players: int) -> dict[int, int]:
     """Points per winning camp for one deal's declarations.
 
     `position(seat)` is the seat's place in this deal's playing order; it breaks ties
@@ -78,12 +82,13 @@ def awards(declarations, announce, camp_of, position, players: int) -> dict[int,
     return {camp_of[tied[0].seat]: amount}
 
 
-def best(declarations, announce, players: int):
+def best(declarations: Sequence[Declaration], announce: Announce, players: int) -> Callable[..., Any]:
     """`max` in the normal order; `min` under S1's exception, four players who all declared."""
     return min if announce.all_four_lowest and players == 4 and len(declarations) == 4 else max
 
 
-def certain_from_kinds(declarations, announce, camp_of, players: int) -> bool:
+def certain_from_kinds(declarations: Sequence[Declaration], announce: Announce, camp_of: Sequence[int],
+                       players: int) -> bool:
     """`together` scoring: is the winner known without showing any rank? (S0)
 
     It is when one camp alone holds the winning type: the tringa under the normal order, the

@@ -4,7 +4,7 @@
 class RondaError(ValueError):
     code = "ronda_error"
 
-    def __init__(self, message: str, **details):
+    def __init__(self, message: str, **details: object) -> None:
         super().__init__(message)
         self.message = message
         self.details = details

@@ -4,8 +4,8 @@ The state is mutable on purpose: search bots play out hundreds of deals per move
 `apply` changes the game in place and `clone` is cheap. Nothing here does I/O.
 """
 
-from collections.abc import Callable
-from typing import Any
+
+from collections.abc import Callable, Iterable, Sequence
 
 from . import randomness, rounds
 from .cards import CARD_IDS, RANK_OF, RANKS, ids, parse_cards
@@ -13,71 +13,20 @@ from .declarations import Declaration, combination
 from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction, InvalidSetup,
                      NotYourTurn)
 from .phases import DECLARING, OVER, PLAYING, Won
-from .rules import Rules
 from .seats import NEXT_SEAT, PLAYING_ORDERS
+from .rules import Rules
+from .state import GameState, ScoreEntry
 from .streaks import PLAYS
 from .written_out import defined
 
 DECLARE, PASS = 40, 41  # actions 0..39 play that card
 
 
-class Game:
-    __slots__ = (
-        "rules", "players", "seed", "camp_of", "camps", "hand_sizes", "events", "dealer",
-        "round_index", "deal_index", "scores", "winner", "phase", "turn", "stock", "hands",
-        "cards_in_hands", "table", "table_count", "pile", "captured", "holdings", "declarations",
-        "answered", "declarations_open", "revealed", "undeclared", "prev_rank", "dropped",
-        "last_capturer", "last_play", "last_card", "streak", "streak_step", "chain_len",
-        "chain_rank", "chain_seat", "chain_missa", "caida_rank", "caida_k", "live_win_check",
-        "round_start_scores", "round_log", "deal_next_round", "_play_card")
-    # The slots' types, for readers and the type checker (annotations without values add no class attribute).
-    rules: Rules
-    players: int
-    seed: str
-    camp_of: tuple[int, ...]
-    camps: int
-    hand_sizes: tuple[int, ...]
-    events: list[dict] | None
-    dealer: int
-    round_index: int
-    deal_index: int
-    scores: list[int]
-    winner: int | None
-    phase: str
-    turn: int | None
-    stock: list[int]
-    hands: list[list[int]]
-    cards_in_hands: int
-    table: list[int]
-    table_count: list[int]
-    pile: list[int]
-    captured: list[list[int]]
-    holdings: list[tuple | None]
-    declarations: list[Declaration]
-    answered: list[bool]
-    declarations_open: bool
-    revealed: bool
-    undeclared: list[tuple[int, tuple]]
-    prev_rank: int | None
-    dropped: int
-    last_capturer: int | None
-    last_play: tuple | None
-    last_card: bool
-    streak: Any
-    streak_step: tuple | None
-    chain_len: int
-    chain_rank: int | None
-    chain_seat: int | None
-    chain_missa: bool
-    caida_rank: int | None
-    caida_k: int
-    live_win_check: bool
-    round_start_scores: list[int]
-    round_log: list | None
-    deal_next_round: bool
-    _play_card: Callable
+class Game(GameState):
+    __slots__ = ()
 
-    def __init__(self, rules, players, seed=None, deck=None, first_dealer=None, record_events=True):
+    def __init__(self, rules: Rules, players: int, seed: object = None, deck: Sequence[str] | None = None,
+                 first_dealer: int | None = None, record_events: bool = True) -> None:
         rules.check_players(players)
         self.rules, self.players = rules, players
         self.seed = randomness.new_seed() if seed is None else str(seed)
@@ -162,7 +111,7 @@ class Game:
             pass
         return self.events
 
-    def refusal(self, seat, action) -> IllegalAction:
+    def refusal(self, seat: int, action: int) -> IllegalAction:
         """Why `action` is not among `legal_actions(seat)`."""
         if self.phase == OVER:
             return GameOver("the game is over")
@@ -175,7 +124,7 @@ class Game:
         return IllegalAction(f"that action is not possible now (phase: {self.phase})")
 
     # ----- dealing ---------------------------------------------------------------------
-    def deal(self):
+    def deal(self) -> None:
         index = self.deal_index = self.deal_index + 1
         n, stock, first = self.players, self.stock, index == 0
         count = self.cards_in_hands = self.hand_sizes[index] * n
@@ -210,7 +159,7 @@ class Game:
         else:  # in_turn_first_deal
             self.phase = DECLARING if first else PLAYING
 
-    def _lay_table(self):
+    def _lay_table(self) -> None:
         """table_restriction (§2): a card that completes a forbidden pattern goes back mid-stock."""
         stock, table, count, restricted = self.stock, self.table, self.table_count, self.rules.table_restriction
         rejected = 0
@@ -228,12 +177,11 @@ class Game:
                 count[rank] += 1
                 rejected = 0
 
-    def position(self, seat: int) -> int:
-        return (seat - self.dealer - 1) % self.players
-
     # ----- declarations ----------------------------------------------------------------
-    def _declare(self, seat):
-        kind, rank = self.holdings[seat]
+    def _declare(self, seat: int) -> None:
+        held = self.holdings[seat]
+        assert held is not None  # declare is legal only with a holding
+        kind, rank = held
         self.declarations.append(Declaration(seat, kind, rank))
         self.answered[seat] = True
         self.declarations_open = True
@@ -242,7 +190,7 @@ class Game:
                                 "kind": kind, "rank": RANKS[rank],
                                 "shown": self.rules.announce.when == "in_turn_first_deal"})
 
-    def _answer(self, seat, declare):
+    def _answer(self, seat: int, declare: bool) -> None:
         if declare:
             self._declare(seat)
         else:
@@ -256,67 +204,8 @@ class Game:
         elif self.turn is not None:
             self.turn = NEXT_SEAT[self.players][seat]
 
-    # ----- playing a card ----------------------------------------------------------------
-    def take_from_table(self, rank):
-        """The cards of `rank` and, with capture_runs, the unbroken run above it (§3)."""
-        count = self.table_count
-        if not count[rank]:
-            return ()
-        top = rank + 1
-        if self.rules.capture_runs:
-            while top < 10 and count[top]:
-                top += 1
-        table, in_run = self.table, _IN_RUN[rank][top]
-        if top == rank + 1 and count[rank] == 1:  # one card, no run: most captures
-            for card in table:
-                if in_run[card]:
-                    table.remove(card)
-                    count[rank] = 0
-                    return [card]
-        taken, kept = [], []
-        for c in table:
-            if in_run[c]:
-                taken.append(c)
-            else:
-                kept.append(c)
-        self.table = kept
-        for r in range(rank, top):
-            count[r] = 0
-        return taken
-
-    def capture(self, seat, card, taken, reason=None):
-        camp = self.camp_of[seat]
-        pile = self.captured[camp]
-        pile.append(card)
-        pile.extend(taken)
-        self.last_capturer = seat
-        if self.events is not None:
-            # A run goes up from the played rank, so the highest card taken tells a run from a match.
-            reason = reason or ("run" if RANK_OF[max(taken)] != RANK_OF[card] else "match")
-            self.events.append({"type": "capture", "seat": seat, "camp": camp, "card": CARD_IDS[card],
-                                "taken": ids(taken), "reason": reason})
-
-    def collect(self, seat, cards):
-        camp = self.camp_of[seat]
-        self.captured[camp].extend(cards)
-        self.last_capturer = seat
-        if self.events is not None:
-            self.events.append({"type": "pile_collected", "seat": seat, "camp": camp, "cards": ids(cards)})
-
-    def missa_allowed(self) -> bool:
-        return self.rules.missa_last_card or not self.last_card
-
-    def score_missa(self, seat):
-        """A capture left the table empty (§3): a missa, where the rules score one now."""
-        if self.rules.missa_points and self.missa_allowed():
-            self.score(self.camp_of[seat], self.rules.missa_points, "missa")
-
     # ----- scores ------------------------------------------------------------------------
-    def score(self, camp, points, reason, **details):
-        """A scoring event of one entry."""
-        self.score_event(((camp, points, reason, details),))
-
-    def score_event(self, entries, group="play"):
+    def score_event(self, entries: Iterable[ScoreEntry], group: str = "play") -> None:
         """The only place scores change (a camp's score is the sum of its score events): one
         scoring event of §10, its entries (camp, points, reason, details) applied whole before
         the target is checked. `group` places it in a round_end replay (§7)."""
@@ -338,7 +227,7 @@ class Game:
                     break
 
     # ----- copies ------------------------------------------------------------------------
-    def clone(self, record_events=False, deal_next_round=True) -> "Game":
+    def clone(self, record_events: bool = False, deal_next_round: bool = True) -> "Game":
         """A copy to search in; a search that only looks to the end of the round can skip the next deal."""
         other = object.__new__(Game)
         _copy_state(self, other)
@@ -348,18 +237,12 @@ class Game:
         return other
 
 
-# _IN_RUN[low][high][card]: is the card of a rank from low up to, not including, high? (A lookup
-# costs a third of the comparisons it replaces.)
-_IN_RUN = tuple(tuple(tuple(low <= RANK_OF[card] < high for card in range(40)) for high in range(11))
-                for low in range(10))
-
-
-def _state_copier(slots, lists, lists_of_lists):
+def _state_copier(slots: Sequence[str], lists: Sequence[str], lists_of_lists: Sequence[str]) -> Callable:
     """One function that copies the state slot by slot, written out once (`written_out`):
     cloning is most of a search bot's time, and a getattr/setattr loop over the slots took
     three times as long. Lists changed in place are copied (lists of lists one level deeper);
     every other slot holds a value that is only ever replaced."""
-    def copy_of(name):
+    def copy_of(name: str) -> str:
         if name in lists_of_lists:
             return f"list(map(list.copy, game.{name}))"
         return f"game.{name}.copy()" if name in lists else f"game.{name}"
@@ -368,18 +251,19 @@ def _state_copier(slots, lists, lists_of_lists):
 
 
 _copy_state = _state_copier(
-    [name for name in Game.__slots__ if name not in ("round_log", "events", "deal_next_round")],  # clone sets these
+    # clone sets round_log, events and deal_next_round itself
+    [name for name in GameState.__slots__ if name not in ("round_log", "events", "deal_next_round")],
     lists=("scores", "stock", "table", "table_count", "pile", "answered", "declarations", "holdings"),
     lists_of_lists=("hands", "captured"))
 
 
-def _four_in_a_row(table, rank) -> bool:
+def _four_in_a_row(table: list[int], rank: int) -> bool:
     """Three table cards of distinct ranks and `rank` make four ranks in a row."""
     ranks = [RANK_OF[c] for c in table]
     return max(*ranks, rank) - min(*ranks, rank) == 3
 
 
-def _parse_deck(deck) -> list[int]:
+def _parse_deck(deck: object) -> list[int]:
     if not isinstance(deck, (list, tuple)) or len(deck) != 40:
         raise InvalidSetup("deck", "must list all 40 card ids")
     try:

@@ -9,9 +9,14 @@ in 64 bits, and answers w % n (rejection sampling, so no draw is biased).
 import hashlib
 import secrets
 import struct
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import mod
+from typing import TYPE_CHECKING
 
 from .written_out import defined
+
+if TYPE_CHECKING:
+    from _hashlib import HASHXOF
 
 _WORD = 1 << 64
 _CHUNK = 8  # words read at a time when drawing one by one
@@ -27,12 +32,12 @@ def commitment(seed: str, salt: str) -> str:
     return hashlib.sha256(f"{salt}:{seed}".encode()).hexdigest()
 
 
-def _xof(seed: str, label: str):
+def _xof(seed: str, label: str) -> "HASHXOF":
     """Stream `label` of the seed: SHAKE-256 of "<seed>:<label>"."""
     return hashlib.shake_256(f"{seed}:{label}".encode())
 
 
-def _unrejected(words, bounds, largest_bound):
+def _unrejected(words: Sequence[int], bounds: Sequence[int], largest_bound: int) -> Iterator[int] | None:
     """Each word modulo its bound, when no word is rejected; None when one might be.
 
     A word below 2**64 - n is below the largest multiple of n in 64 bits, so none of these
@@ -66,7 +71,7 @@ class SeedStream:
             if word < limit:
                 return word % n
 
-    def _read(self, count: int):
+    def _read(self, count: int) -> None:
         self._words = struct.unpack(f">{count}Q", self._xof.digest(8 * count))
 
 
@@ -80,7 +85,7 @@ _SHUFFLE_WORDS = struct.Struct(f">{len(_SHUFFLE_BOUNDS)}Q")
 _ORDERED_DECK = list(range(40))
 
 
-def _swapper(positions):
+def _swapper(positions: Sequence[int]) -> Callable[[list[int], Iterable[int]], None]:
     """Fisher-Yates' swaps written out once, a statement per position: a loop over the 39
     positions took 60% more instructions than the statements."""
     draws = "".join(f"j{i}, " for i in positions)
@@ -91,7 +96,7 @@ def _swapper(positions):
 _swap = _swapper(_SHUFFLED_POSITIONS)
 
 
-def shuffled_deck(seed: str, round_index) -> list[int]:
+def shuffled_deck(seed: str, round_index: int | str) -> list[int]:
     """Fisher-Yates from the last position down, one draw per position.
 
     The draws are SeedStream's (`below_each(_SHUFFLE_BOUNDS)` of stream "round:<index>"),

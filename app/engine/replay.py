@@ -3,6 +3,8 @@ each action shows the whole table (every hand is public once a game is over). Th
 events say which action each step was; events the engine did not make (a seat taken or left, a
 timer that ran out) are the service's and are passed over."""
 
+from collections.abc import Sequence
+
 from .actions import perform
 from .cards import ids
 from .game import Game
@@ -19,7 +21,7 @@ class ReplayDiverged(Exception):
 
 
 def replay_frames(rules: Rules, players: int, seed: str, first_dealer: int, events: list[dict],
-                  deck=None) -> list[dict]:
+                  deck: Sequence[str] | None = None) -> list[dict]:
     """The table after the deal and after each action: the id of the last event it follows,
     every hand, the table, the pile, the stock's size and the scores."""
     logged = [event for event in events if event["type"] not in SERVICE_EVENTS]

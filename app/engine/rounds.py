@@ -1,11 +1,15 @@
 """Rounds and deals: starting them, closing declarations, the end of a round (§6), winning (§7)."""
 
+from collections.abc import Iterable, Sequence
+from typing import NoReturn
+
 from . import randomness
 from .cards import ACE, KING, RANKS, ids
 from .declarations import awards, certain_from_kinds, value
 from .errors import InvalidSetup
 from .phases import OVER, PLAYING, Won
 from .seats import NEXT_SEAT
+from .state import GameState
 from .streaks import resolve_chain
 
 NEUTRAL_SHARE = {2: 20, 3: 13, 4: 10}  # by number of camps
@@ -17,30 +21,27 @@ class NoLegalTable(Exception):
     pass
 
 
-def start_round(g, deck=None):
-    explicit = deck is not None
+def start_round(g: GameState, deck: list[int] | None = None) -> None:
     attempt = 0
     while True:
-        if not explicit:
-            label = g.round_index if attempt == 0 else f"{g.round_index}:{attempt}"
-            deck = randomness.shuffled_deck(g.seed, label)
-        _reset_round(g, deck)
+        label = g.round_index if attempt == 0 else f"{g.round_index}:{attempt}"
+        _reset_round(g, randomness.shuffled_deck(g.seed, label) if deck is None else deck)
         try:
             g.deal()
             return
         except NoLegalTable:
-            if explicit:
+            if deck is not None:
                 raise InvalidSetup("deck", "its table can never satisfy table_restriction") from None
             attempt += 1  # astronomically rare with a shuffled deck; reshuffle deterministically
 
 
-def _reset_round(g, deck):
+def _reset_round(g: GameState, deck: list[int]) -> None:
     g.stock = list(deck)
     g.hands = [[] for _ in range(g.players)]
     g.table, g.table_count, g.pile = [], [0] * 10, []
     g.captured = [[] for _ in range(g.camps)]
     g.deal_index = -1
-    g.phase, g.turn = None, None
+    g.turn = None  # and the phase is the deal's
     g.prev_rank = g.dropped = g.last_capturer = -1
     g.last_play, g.last_card = None, False
     g.streak, g.streak_step = 0, None
@@ -54,7 +55,7 @@ def _reset_round(g, deck):
         g.events.append({"type": "round_start", "round": g.round_index, "dealer": g.dealer})
 
 
-def close_declaring(g):
+def close_declaring(g: GameState) -> None:
     """Every seat has answered: play starts; `in_turn_first_deal` and certain `together` pots score now."""
     g.phase = PLAYING
     g.turn = NEXT_SEAT[g.players][g.dealer]
@@ -64,7 +65,7 @@ def close_declaring(g):
         resolve_declarations(g, reveal=False)
 
 
-def resolve_declarations(g, reveal):
+def resolve_declarations(g: GameState, reveal: bool) -> None:
     if not g.declarations_open:
         return
     g.declarations_open = False
@@ -83,7 +84,7 @@ def resolve_declarations(g, reveal):
                   "declaration")
 
 
-def end_of_deal(g):
+def end_of_deal(g: GameState) -> None:
     if g.deal_index == 0 and g.rules.announce.undeclared_penalty:
         declared = {d.seat for d in g.declarations}
         g.undeclared = [(seat, holding) for seat, holding in enumerate(g.holdings)
@@ -95,7 +96,7 @@ def end_of_deal(g):
     g.deal()
 
 
-def end_of_round(g):
+def end_of_round(g: GameState) -> None:
     """§6, in order, as one moment: nobody wins until all of it is scored."""
     g.live_win_check = False
     if g.chain_len:
@@ -119,7 +120,7 @@ def end_of_round(g):
         start_round(g)
 
 
-def _undeclared_penalties(g):
+def _undeclared_penalties(g: GameState) -> None:
     """§10: the round's penalties are one scoring event, after its declarations."""
     announce = g.rules.announce
     entries = [(camp, value(kind, announce), "undeclared_penalty", {"seat": seat, "kind": kind, "rank": RANKS[rank]})
@@ -129,7 +130,7 @@ def _undeclared_penalties(g):
     g.undeclared = []
 
 
-def _sweep_table(g):
+def _sweep_table(g: GameState) -> None:
     if g.table and g.last_capturer >= 0:
         camp = g.camp_of[g.last_capturer]
         if g.events is not None:
@@ -138,7 +139,8 @@ def _sweep_table(g):
         g.table, g.table_count = [], [0] * 10
 
 
-def _dealer_last_card(g):
+def _dealer_last_card(g: GameState) -> None:
+    assert g.last_play is not None  # the round's last card was played
     _, took, rank = g.last_play
     dealer_camp = g.camp_of[g.dealer]
     if took and rank == KING:
@@ -148,14 +150,14 @@ def _dealer_last_card(g):
                        for camp in range(g.camps) if camp != dealer_camp])
 
 
-def _card_points(g):
+def _card_points(g: GameState) -> None:
     neutral = NEUTRAL_SHARE[g.camps]
     entries = [(camp, len(cards) - neutral, "card_points", {"card_count": len(cards)})
                for camp, cards in enumerate(g.captured) if len(cards) > neutral]
     g.score_event(entries, "cards")
 
 
-def leader_at_target(scores, target, camps=None):
+def leader_at_target(scores: Sequence[int], target: int, camps: Iterable[int] | None = None) -> int | None:
     """The strict leader among the camps (all, or those named) at or above the target, if there is one."""
     best, top, tied = None, None, False
     for camp in range(len(scores)) if camps is None else camps:
@@ -168,7 +170,7 @@ def leader_at_target(scores, target, camps=None):
     return None if tied else best
 
 
-def _replay_winner(g):
+def _replay_winner(g: GameState) -> int | None:
     """round_end (§7, §10): only camps at or above the target at the round's end can win; with
     several, the round's scoring events are replayed (cards, declarations, play, each group in
     the order it happened) until one candidate leads the others at or above the target."""
@@ -177,6 +179,7 @@ def _replay_winner(g):
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
     scores = list(g.round_start_scores)
+    assert g.round_log is not None  # kept for round_end
     for _, entries in sorted(g.round_log, key=lambda step: REPLAY_ORDER[step[0]]):  # sorted is stable
         for camp, points in entries:
             scores[camp] += points
@@ -186,13 +189,13 @@ def _replay_winner(g):
     return None
 
 
-def check_winner(g):
+def check_winner(g: GameState) -> None:
     winner = leader_at_target(g.scores, g.rules.target)
     if winner is not None:
         finish(g, winner)
 
 
-def finish(g, winner):
+def finish(g: GameState, winner: int) -> NoReturn:
     g.winner, g.phase, g.turn = winner, OVER, None
     if g.events is not None:
         g.events.append({"type": "game_over", "winner": winner, "scores": list(g.scores), "seed": g.seed})

@@ -1,6 +1,7 @@
 """Rule options (docs/rules.md §8): one engine, named options, one preset per source."""
 
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar
 
 from .errors import InvalidRules
 
@@ -78,11 +79,13 @@ PRESETS = {
         announce=Announce(when="automatic", all_four_lowest=False)),
 }
 
+T = TypeVar("T", "Rules", "Announce")
+
 _CHOICES = {"deal": DEAL, "streak": STREAK, "win": WIN, "when": WHEN, "scoring": SCORING, "tie": TIE}
 _MINIMUM = {"missa_points": 0, "ronda_points": 0, "tringa_points": 0, "target": 1}
 
 
-def _checked(option: str, name: str, value, default):
+def _checked(option: str, name: str, value: object, default: object) -> object:
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise InvalidRules(option, "must be true or false")
@@ -96,9 +99,9 @@ def _checked(option: str, name: str, value, default):
     return value
 
 
-def _overridden(base, overrides: dict, prefix: str = ""):
+def _overridden(base: T, overrides: dict, prefix: str = "") -> T:
     known = {f.name for f in fields(base)} - {"preset"}
-    changes = {}
+    changes: dict[str, Any] = {}
     for name, value in overrides.items():
         option = prefix + str(name)
         if name not in known:

@@ -68,7 +68,7 @@ def game_from_dict(data: dict, record_events: bool = True) -> Game:
     return g
 
 
-def _round_log(stored):
+def _round_log(stored: list) -> list[tuple[str, list[tuple[int, int]]]]:
     """The round's scoring events as (group, [(camp, points), ...]). Documents stored before
     events were grouped hold one row per score, (group, the event's first row index, camp,
     points): they are grouped here, so games in play across a deploy load unchanged."""

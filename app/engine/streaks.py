@@ -9,6 +9,7 @@ dealer's last-card bonus needs that. A card that took nothing is dropped on the 
 
 from .cards import CARD_IDS, RANK_OF, ids
 from .phases import Won
+from .state import GameState, ScoreEntry
 
 DARBA_STEPS = {2: (1, "darba"), 3: (5, "hbel"), 4: (10, "joj_hbal")}
 PILE_STEPS = {2: (1, "bwahed"), 3: (5, "bkhemsa"), 4: (10, "b3echra")}
@@ -16,7 +17,7 @@ CAIDA_STEPS = {3: (5, "bkhamsa"), 4: (10, "bachra")}
 CAIDA_POINTS = 1
 
 
-def play_darba(g, seat, card, rank, dropped):
+def play_darba(g: GameState, seat: int, card: int, rank: int, dropped: int) -> bool:
     follows = rank == g.prev_rank
     if not follows and not g.table_count[rank]:  # most plays: no streak, nothing to take
         g.streak = 1
@@ -32,18 +33,20 @@ def play_darba(g, seat, card, rank, dropped):
     return True
 
 
-def _score_darba_step(g, seat, streak):
+def _score_darba_step(g: GameState, seat: int, streak: int) -> None:
     points, reason = DARBA_STEPS[streak]
     camp = g.camp_of[seat]
     previous = g.streak_step
     g.streak_step = (camp, points)
-    if streak >= 3:  # §10: the step and the removal it causes are one scoring event
+    if streak >= 3:
+        assert previous is not None  # the step before it
+        # §10: the step and the removal it causes are one scoring event
         g.score_event(((camp, points, reason, {}), (previous[0], -previous[1], "streak_removed", {})))
     else:
         g.score(camp, points, reason)
 
 
-def play_pile(g, seat, card, rank, dropped):
+def play_pile(g: GameState, seat: int, card: int, rank: int, dropped: int) -> bool:
     if g.chain_len:
         if rank == g.chain_rank:
             _extend_chain(g, seat, card)
@@ -65,7 +68,7 @@ def play_pile(g, seat, card, rank, dropped):
     return True
 
 
-def _start_chain(g, seat, card, rank):
+def _start_chain(g: GameState, seat: int, card: int, rank: int) -> None:
     """B'wahed: both cards and the run above them leave the table for the pending pile."""
     taken = g.take_from_table(rank)
     g.pile = [card, *taken]
@@ -75,7 +78,7 @@ def _start_chain(g, seat, card, rank):
         g.events.append({"type": "pile_formed", "seat": seat, "camp": g.camp_of[seat], "cards": ids(g.pile)})
 
 
-def _extend_chain(g, seat, card):
+def _extend_chain(g: GameState, seat: int, card: int) -> None:
     g.pile.append(card)
     g.chain_len += 1
     g.chain_seat = seat
@@ -86,20 +89,20 @@ def _extend_chain(g, seat, card):
         resolve_chain(g)
 
 
-def resolve_chain(g):
+def resolve_chain(g: GameState) -> None:
     """Only the chain's last player scores (1, 5 or 10, never added up) and collects the pile."""
     seat, cards, missa = g.chain_seat, g.pile, g.chain_missa
     points, reason = PILE_STEPS[g.chain_len]
     g.pile, g.chain_len, g.chain_rank, g.chain_seat, g.chain_missa = [], 0, -1, -1, False
     camp = g.camp_of[seat]
     g.collect(seat, cards)
-    entries: list[tuple[int, int, str, dict]] = [(camp, points, reason, {})]
+    entries: list[ScoreEntry] = [(camp, points, reason, {})]
     if missa and g.rules.missa_points:  # §10: the chain's bonus and its missa are one scoring event
         entries.append((camp, g.rules.missa_points, "missa", {}))
     g.score_event(entries)
 
 
-def play_caida(g, seat, card, rank, dropped):
+def play_caida(g: GameState, seat: int, card: int, rank: int, dropped: int) -> bool:
     if g.caida_k and rank == g.caida_rank:
         g.caida_k += 1
         g.capture(seat, card, (), "streak")

@@ -1,11 +1,15 @@
 """What a seat (or a spectator, seat None) may know (docs/rules.md §9), for REST, events and bots alike."""
 
+from collections.abc import Iterable
+
 from .actions import action_to_dict
 from .cards import RANKS, ids
+from .declarations import Declaration
+from .game import Game
 from .phases import OVER
 
 
-def observation(game, seat: int | None = None) -> dict:
+def observation(game: Game, seat: int | None = None) -> dict:
     g = game
     view = {
         "seat": seat,
@@ -37,18 +41,18 @@ def observation(game, seat: int | None = None) -> dict:
     return view
 
 
-def _holding(g, seat):
+def _holding(g: Game, seat: int | None) -> dict | None:
     """What the seat's hand as dealt in this deal declares (its own knowledge): what `declare` would say."""
     held = g.holdings[seat] if seat is not None else None
     return {"kind": held[0], "rank": RANKS[held[1]]} if held else None
 
 
-def _declaration(g, d, viewer):
+def _declaration(g: Game, d: Declaration, viewer: int | None) -> dict:
     shown = g.rules.announce.when == "in_turn_first_deal" or g.revealed or viewer == d.seat
     return {"seat": d.seat, "camp": g.camp_of[d.seat], "kind": d.kind, "rank": RANKS[d.rank] if shown else None}
 
 
-def _streak(g) -> dict:
+def _streak(g: Game) -> dict:
     system = g.rules.streak
     if system == "darba":
         rank, length = g.prev_rank, g.streak
@@ -72,7 +76,7 @@ def visible_event(event: dict, viewer: int | None) -> dict:
     return event
 
 
-def seat_knowledge(game, seat: int, history=()) -> dict:
+def seat_knowledge(game: Game, seat: int, history: Iterable[dict] = ()) -> dict:
     """The state as `seat` may know it (§9), in the serialised form: what bots reason from.
 
     Other hands and the stock are emptied (their sizes kept), the seed and other seats'
