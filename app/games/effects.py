@@ -1,17 +1,17 @@
 """What follows a game's write, each given to the writer by the wiring (app/wiring.py)."""
 
-from .records import ACTIVE, FINISHED, Written, view_of
+from .records import ACTIVE, FINISHED, AfterWrite, Written, view_of
 from .seats import registered_bot_of
 
 
-class QueueOwedMove:
+class QueueOwedMove(AfterWrite):
     """Queue the move the game now owes: a bot's at once, a turn timer's at its end. If the queue
     cannot be reached the write still stands, and the sweeper queues it once it is overdue."""
 
     def __init__(self, dispatcher):
         self.dispatcher = dispatcher
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         if written.owed is None:
             return
         kind, delay = written.owed
@@ -21,7 +21,7 @@ class QueueOwedMove:
             self.dispatcher.turn_timeout(written.doc["id"], written.version, delay)
 
 
-class PostTurns:
+class PostTurns(AfterWrite):
     """Tell the registered bots seated in a game what this version asks of them: a turn (with the
     seat's view, legal actions and version: all a bot needs to act), or that the game is over.
     Their turn timers are noted already."""
@@ -29,7 +29,7 @@ class PostTurns:
     def __init__(self, accounts):
         self.accounts = accounts
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         doc = written.doc
         over = doc["status"] == FINISHED and written.previous_status not in (None, FINISHED)
         if doc["status"] != ACTIVE and not over:
@@ -40,32 +40,32 @@ class PostTurns:
             if bot_id and (over or seat in awaiting):
                 self.accounts.notify(bot_id, {
                     "type": "game_over" if over else "turn", "game_id": doc["id"], "seat": seat,
-                    "version": written.version, "match_id": (doc.get("match") or {}).get("id"),
+                    "version": written.version, "match_id": doc["match"]["id"] if doc["match"] else None,
                     "move_seconds": doc.get("turn_timeout_seconds"),
                     "deadline": None if over else doc.get("move_due_at"),
                     "view": view_of(doc, written.version, written.game, seat)})
 
 
-class HandOffMatch:
+class HandOffMatch(AfterWrite):
     """A live match game just ended: the match counts it and starts the next (a job, so the last
     move's answer does not wait for it; reading the match mends a hand-off that was lost)."""
 
     def __init__(self, dispatcher):
         self.dispatcher = dispatcher
 
-    def __call__(self, written: Written):
-        doc = written.doc
-        if doc.get("match") and doc["status"] == FINISHED and written.previous_status not in (None, FINISHED):
-            self.dispatcher.match_game_over(doc["match"]["id"], doc["id"])
+    def __call__(self, written: Written) -> None:
+        match = written.doc["match"]
+        if match and written.just_finished:
+            self.dispatcher.match_game_over(match["id"], written.doc["id"])
 
 
-class PackFinished:
+class PackFinished(AfterWrite):
     """A game that just ended becomes one compressed value (its document and events): nothing grows
     with a finished game. One that stays unpacked (the store failed here) is only bigger."""
 
     def __init__(self, store):
         self.store = store
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         if written.doc["status"] == FINISHED and written.previous_status != FINISHED:
             self.store.pack(written.doc["id"], written.version)

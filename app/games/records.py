@@ -1,9 +1,10 @@
 """A game as the store keeps it, and what follows from its document alone."""
 
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from ..engine import OVER, Game, observation
+from .document import GameDocument, SeatDocument
 from .seats import public_seats
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
@@ -11,7 +12,7 @@ OPEN, ACTIVE, FINISHED = "open", "active", "finished"
 
 class Written(NamedTuple):
     """A write that stood: what the after-write effects act on."""
-    doc: dict
+    doc: GameDocument
     version: int
     game: Game  # the engine's at that version
     previous_status: str | None  # None for a game just created
@@ -23,34 +24,43 @@ class Written(NamedTuple):
         return self.doc["status"] == FINISHED and self.previous_status not in (None, FINISHED)
 
 
+class AfterWrite(Protocol):
+    """What a write sets off: the wiring hands the writer its effects in order (app/wiring.py), and
+    each runs after every write that stood. One that finds the store unavailable leaves the write
+    answered: the sweeper, or the next read, mends what it did not do."""
+
+    def __call__(self, written: Written) -> None: ...
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def status_of(doc, game) -> str:
+def status_of(seats: list[SeatDocument], game: Game) -> str:
     if game.phase == OVER:
         return FINISHED
-    return OPEN if any(s["type"] == "open" for s in doc["seats"]) else ACTIVE
+    return OPEN if any(s["type"] == "open" for s in seats) else ACTIVE
 
 
-def owed_move(doc, game) -> tuple[str, float] | None:
+def owed_move(doc: GameDocument, game: Game) -> tuple[str, float] | None:
     """("bot", 0) when a bot must move now, ("timer", seconds) when a timed human's turn starts, else None."""
     if doc["status"] != ACTIVE:
         return None
     waiting_on = {doc["seats"][seat]["type"] for seat in game.awaiting()}
     if "bot" in waiting_on:
         return "bot", 0
-    if "human" in waiting_on and doc.get("turn_timeout_seconds"):
-        return "timer", doc["turn_timeout_seconds"]
+    timeout = doc["turn_timeout_seconds"]
+    if "human" in waiting_on and timeout:
+        return "timer", timeout
     return None
 
 
-def settles(doc) -> bool:
+def settles(doc: GameDocument) -> bool:
     """A finished game owes a settlement: its players' records, and its rating when rated."""
     return bool(doc.get("rated")) or any(seat.get("player") or seat.get("left_by") for seat in doc["seats"])
 
 
-def number_events(doc, events) -> list[dict]:
+def number_events(doc: GameDocument, events: list[dict]) -> list[dict]:
     """Ids for new events; the document remembers where the current deal's events start."""
     first = doc["event_count"] + 1
     doc["event_count"] += len(events)
@@ -61,7 +71,7 @@ def number_events(doc, events) -> list[dict]:
     return numbered
 
 
-def summary(doc, version) -> dict:
+def summary(doc: GameDocument, version: int) -> dict:
     engine = doc["engine"]
     return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
             "preset": doc["rules"]["preset"], "rated": bool(doc.get("rated")), "seats": public_seats(doc),
@@ -69,7 +79,7 @@ def summary(doc, version) -> dict:
             "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
 
 
-def view_of(doc, version, game, seat) -> dict:
+def view_of(doc: GameDocument, version: int, game: Game, seat: int | None) -> dict:
     """What `seat` (None: a spectator) sees of the game: the engine's observation and the resource's own fields."""
     view = observation(game, seat)
     view.update(summary(doc, version))

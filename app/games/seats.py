@@ -10,9 +10,11 @@ import base64
 import hashlib
 import hmac
 import secrets
+from collections.abc import Collection
 
 from ..bots import LEVELS
 from ..errors import InvalidRequest, InvalidToken
+from .document import GameDocument, SeatDocument
 
 OUTSIDE_PREFIX = "bot:"  # a registered bot is `bot:<id>` wherever an entrant or a seat's bot is named
 
@@ -27,17 +29,17 @@ def outside_bot_id(entrant: str | None) -> str | None:
     return entrant[len(OUTSIDE_PREFIX):] if entrant and entrant.startswith(OUTSIDE_PREFIX) else None
 
 
-def registered_bot_of(seat: dict) -> str | None:
+def registered_bot_of(seat: SeatDocument) -> str | None:
     """The registered bot that plays this seat over HTTP (a human-type seat), else None."""
     return outside_bot_id(seat.get("bot")) if seat["type"] == "human" else None
 
 
-def public_seats(doc) -> list[dict]:
+def public_seats(doc: GameDocument) -> list[dict]:
     return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot"),
              "player": info.get("player")} for s, info in enumerate(doc["seats"])]
 
 
-def seat_of_player(doc, player_id: str) -> int | None:
+def seat_of_player(doc: GameDocument, player_id: str) -> int | None:
     return next((seat for seat, info in enumerate(doc["seats"]) if info.get("player") == player_id), None)
 
 
@@ -47,7 +49,7 @@ class Seats:
         self.bot_kinds = tuple(bot_kinds)
         self.outside_bots, self.players = outside_bots, players
 
-    def from_request(self, game_id: str, seat: int, spec: dict) -> dict:
+    def from_request(self, game_id: str, seat: int, spec: dict) -> SeatDocument:
         """The seat a creator asked for: a human, a built-in bot (by kind or level), or open."""
         kind = spec.get("type")
         if kind == "human":
@@ -61,20 +63,20 @@ class Seats:
             return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
         return {"type": "open"}
 
-    def human(self, game_id: str, seat: int, name: str, player: str | None = None) -> dict:
+    def human(self, game_id: str, seat: int, name: str, player: str | None = None) -> SeatDocument:
         """A human seat: a fresh salt, and the hash of the token derived from it; `player`, the
         player it belongs to (their token acts for it too)."""
         salt = secrets.token_urlsafe(16)
         return {"type": "human", "name": name, "token_salt": salt, "player": player,
                 "token_hash": token_digest(self._derive_token(game_id, seat, salt))}
 
-    def tokens(self, doc: dict, seats=None) -> dict[int, str]:
+    def tokens(self, doc: GameDocument, seats: Collection[int] | None = None) -> dict[int, str]:
         """The tokens of the game's human seats (or of `seats`), derived again from their salts."""
         return {seat: self._derive_token(doc["id"], seat, info["token_salt"])
                 for seat, info in enumerate(doc["seats"])
                 if info.get("token_salt") and (seats is None or seat in seats)}
 
-    def seat_of(self, doc, token) -> int:
+    def seat_of(self, doc: GameDocument, token: str | None) -> int:
         """The seat `token` may act for in this game; 401 for any other token."""
         player_id = self.players.player_of_token(token) if self.players else None
         if player_id:

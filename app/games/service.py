@@ -3,7 +3,7 @@ write goes through the writer (app/games/writer.py)."""
 
 import secrets
 import time
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ..ops.scope import PUBLIC_APP, app_of, in_app
 from ..engine import (GameOver, IllegalAction, InvalidAction, Game, action_to_dict, game_from_dict, perform,
@@ -12,6 +12,7 @@ from ..engine.replay import ReplayDiverged, replay_frames
 from ..errors import (GameNotFound, GameNotOver, GameNotStarted, InvalidRequest, InvalidToken, PreconditionRequired,
                       RematchStarted, ReplayUnavailable, SeatTaken, StaleVersion)
 from ..ops import metrics
+from .document import DocumentExtras, GameDocument, KeptFor, MatchPlace, SeatDocument
 from .records import ACTIVE, FINISHED, OPEN, summary, view_of
 from .seats import Seats, seat_of_player
 from .store import GameExists, GameMissing, LoadedGame
@@ -24,7 +25,7 @@ LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answ
 # moves later at most.
 APPLIED_REQUESTS_KEPT = 16
 # A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
-CHANGED_BY = "changed_by_request"
+CHANGED_BY: Final = "changed_by_request"
 
 
 class Acted(NamedTuple):
@@ -75,7 +76,7 @@ class GameService:
                                  in_app(app_id, game_id or secrets.token_urlsafe(16)))
 
     def create_owned(self, request: dict, owners: dict[int, str], game_id: str | None = None,
-                     kept_for: dict[int, dict] | None = None, extra: dict | None = None
+                     kept_for: dict[int, KeptFor] | None = None, extra: DocumentExtras | None = None
                      ) -> tuple[LoadedGame, dict[int, str]]:
         """A game whose human seats in `owners` belong to those players (listed among their games
         before the game is written); quick play and rematches create theirs here too. `kept_for`:
@@ -176,9 +177,10 @@ class GameService:
             loaded, _ = self.claim_seat(next_id, seat, None if player_id else finished["seats"][seat]["name"], token)
         return loaded, seat, self.seats.tokens(loaded.doc, [seat])[seat], created
 
-    def _create_rematch(self, finished: dict, next_id: str):
+    def _create_rematch(self, finished: GameDocument, next_id: str) -> None:
         first_dealer = self.store.events(finished["id"], 0, 1)[0]["dealer"]
-        seats, kept_for = [], {}
+        seats: list[dict] = []
+        kept_for: dict[int, KeptFor] = {}
         for seat, info in enumerate(finished["seats"]):
             if info["type"] == "bot":
                 seats.append({"type": "bot", "bot": info["bot"], "name": info["name"]})
@@ -219,7 +221,7 @@ class GameService:
                                                      "seat": seat, "previous_game_id": game_id})
         return following.doc["id"]
 
-    def _check_kept_for(self, kept_for: dict | None, seat: int, player_id: str | None, token: str | None):
+    def _check_kept_for(self, kept_for: KeptFor | None, seat: int, player_id: str | None, token: str | None):
         if kept_for is None or (player_id is not None and player_id == kept_for.get("player")):
             return
         previous = self.find(kept_for["game"])
@@ -418,8 +420,8 @@ class GameService:
         except (IllegalAction, InvalidAction) as error:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise
-        if doc.get("match"):
-            _clock_move(doc, seat, think_ms)
+        if doc["match"]:
+            _clock_move(doc, doc["match"], seat, think_ms)
         if request_id is not None:
             kept = doc.get("applied_requests", [])[-(APPLIED_REQUESTS_KEPT - 1):]
             doc["applied_requests"] = [*kept, [request_id, doc["event_count"] + 1, len(events)]]
@@ -428,11 +430,11 @@ class GameService:
         return Acted(view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version)
 
 
-def _changed_by(seats: list[dict], seat: int, request_id: str | None) -> bool:
+def _changed_by(seats: list[SeatDocument], seat: int, request_id: str | None) -> bool:
     return request_id is not None and 0 <= seat < len(seats) and seats[seat].get(CHANGED_BY) == request_id
 
 
-def _applied_request(doc: dict, request_id: str | None) -> tuple[int, int] | None:
+def _applied_request(doc: GameDocument, request_id: str | None) -> tuple[int, int] | None:
     """(first event id, event count) of the action `request_id` made, if this game has it."""
     if request_id is None:
         return None
@@ -440,10 +442,10 @@ def _applied_request(doc: dict, request_id: str | None) -> tuple[int, int] | Non
                  if applied == request_id), None)
 
 
-def _clock_move(doc: dict, seat: int, think_ms: float | None):
+def _clock_move(doc: GameDocument, match: MatchPlace, seat: int, think_ms: float | None) -> None:
     """A live match game keeps each seat's move times for the match's standings: a built-in bot's
     compute time, anyone else's time from the turn's issue (its due time less the turn's limit)."""
     if think_ms is None:
         issued = (doc.get("move_due_at") or time.time()) - (doc.get("turn_timeout_seconds") or 0)
         think_ms = max(0.0, time.time() - issued) * 1000
-    doc["match"].setdefault("move_ms", [[] for _ in doc["seats"]])[seat].append(round(think_ms, 1))
+    match.setdefault("move_ms", [[] for _ in doc["seats"]])[seat].append(round(think_ms, 1))

@@ -17,6 +17,7 @@ from ..ops.connection import (PLAIN_FEED, SHARDED_FEED, CannotWrite, RedisClient
                               has_sharded_pubsub)
 from ..ops.connection import dump as _dump
 from ..ops.scope import PUBLIC_APP, app_of
+from .document import GameDocument
 from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
                         reminders_due_key, settlement_owed_key, state_key, status_index_key, write_probe_key)
 
@@ -129,7 +130,7 @@ def _unpacked(packed: bytes) -> dict:
 class LoadedGame(NamedTuple):
     """A game read from the store: the version it is at, and its document."""
     version: int
-    doc: dict
+    doc: GameDocument
 
 
 class GameMissing(Exception):
@@ -176,7 +177,7 @@ class GameStore:
             return f"the store takes no writes: {error}; every write answers 503 until it does"
         return None
 
-    def create(self, game_id: str, doc: dict, events: list[dict]) -> int:
+    def create(self, game_id: str, doc: GameDocument, events: list[dict]) -> int:
         created, replicated = self._written(self._create, game_id, [state_key(game_id), events_key(game_id)],
                                             [_dump(doc), self._ttl(doc), *map(_dump, events)])
         if not created:
@@ -234,7 +235,7 @@ class GameStore:
             raise GameMissing(game_id)
         return int(version)
 
-    def compare_and_set(self, game_id: str, expected: int, doc: dict, events: list[dict],
+    def compare_and_set(self, game_id: str, expected: int, doc: GameDocument, events: list[dict],
                         previous_status: str, due_at: float | None = None) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict.
         `due_at`: the move the new state owes is noted for the sweeper, before the write: in the

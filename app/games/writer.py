@@ -5,14 +5,16 @@ metrics, a match's hand-off), in that order."""
 import logging
 import secrets
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 
-from ..engine import commitment, game_to_dict
+from ..engine import Game, commitment, game_to_dict
 from ..errors import GameNotFound, OutcomeUnknown, StaleVersion
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
-from .records import FINISHED, Written, number_events, owed_move, settles, status_of, utc_now
-from .store import GameMissing, LoadedGame, VersionConflict, WriteOutcomeUnknown
+from .document import DocumentExtras, GameDocument, MatchPlace, SeatDocument
+from .records import FINISHED, AfterWrite, Written, number_events, owed_move, settles, status_of, utc_now
+from .store import GameMissing, GameStore, LoadedGame, VersionConflict, WriteOutcomeUnknown
 
 log = logging.getLogger(__name__)
 
@@ -27,28 +29,28 @@ def found(game_id: str):
 
 
 class GameWriter:
-    def __init__(self, store, effects=()):
-        """`effects`: callables of a `Written`, run after each write that stood. One that fails
-        with the store unavailable leaves the write answered: the sweeper or the next read mends."""
+    def __init__(self, store: GameStore, effects: Sequence[AfterWrite] = ()):
         self.store = store
         self.effects = tuple(effects)
 
-    def create(self, game_id: str, game, seat_docs: list[dict], events: list[dict],
+    def create(self, game_id: str, game: Game, seat_docs: list[SeatDocument], events: list[dict],
                turn_timeout_seconds: int | None = None, dealing: str = "server",
-               match: dict | None = None, rated: bool = False, extra: dict | None = None) -> LoadedGame:
+               match: MatchPlace | None = None, rated: bool = False,
+               extra: DocumentExtras | None = None) -> LoadedGame:
         """Keep a new game (or a finished match game with its whole log) as a resource."""
         salt = secrets.token_hex(16)
-        doc = {
+        doc: GameDocument = {
             "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
             "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,
             "created_at": utc_now(), "updated_at": utc_now(),
             "engine": game_to_dict(game), "event_count": 0, "turn_timeout_seconds": turn_timeout_seconds,
-            "match": match, "rated": rated, **(extra or {}),
+            "match": match, "rated": rated, "status": status_of(seat_docs, game), "move_due_at": None,
+            **(extra or {}),
         }
-        doc["status"] = status_of(doc, game)
         owed = self._owed_move(doc, game)
-        if owed is not None:
-            self.store.note_due_move(doc["id"], doc["move_due_at"])  # before the write (see _owed_move)
+        due_at = doc["move_due_at"]
+        if due_at is not None:
+            self.store.note_due_move(doc["id"], due_at)  # before the write (see _owed_move)
         try:
             version = self.store.create(game_id, doc, number_events(doc, events))
         except WriteOutcomeUnknown:
@@ -58,13 +60,13 @@ class GameWriter:
         self._after(Written(doc, version, game, None, owed, ()))
         return LoadedGame(version, doc)
 
-    def write(self, loaded: LoadedGame, game, events: list[dict]) -> tuple[int, list[dict]]:
+    def write(self, loaded: LoadedGame, game: Game, events: list[dict]) -> tuple[int, list[dict]]:
         """Write `game` as the version after `loaded`, with its new `events`: that version, and the
         events as numbered in the game's log."""
         doc = loaded.doc
         previous = doc["status"]
         doc["engine"] = game_to_dict(game)
-        doc["status"] = status_of(doc, game)
+        doc["status"] = status_of(doc["seats"], game)
         doc["updated_at"] = utc_now()
         owed = self._owed_move(doc, game)
         if doc["status"] == FINISHED and previous != FINISHED and settles(doc):
@@ -85,7 +87,7 @@ class GameWriter:
         return version, numbered
 
     @staticmethod
-    def _owed_move(doc, game):
+    def _owed_move(doc: GameDocument, game: Game) -> tuple[str, float] | None:
         """The move the new state will owe (a bot's, or a turn timer's), and when (`move_due_at`).
         It is noted for the sweeper before the state is written (with it, on one Redis), so no
         failure after the write can leave it unnoted. A note for a write that loses its race is

@@ -7,7 +7,7 @@ import time
 from ..accounts.ladders import Ladders, pool_of
 from ..ops.scope import app_of, in_app
 from ..engine import game_from_dict
-from ..games.records import ACTIVE, FINISHED, Written, settles
+from ..games.records import ACTIVE, FINISHED, AfterWrite, Written, settles
 from ..games.store import GameMissing
 from .service import PlayerService, entrant_of
 
@@ -21,7 +21,7 @@ def seat_players(doc, with_those_who_left: bool = False) -> list[tuple[int, str]
     return [(seat, player_id) for seat, player_id in found if player_id]
 
 
-class TellPlayers:
+class TellPlayers(AfterWrite):
     """`your_turn` for each version that awaits a player's seat, `turn_timeout` when a timer's bot
     played for it, `seat_taken` when someone else sits down, `game_over` at the end: into each
     player's inbox (their one stream for all their games) and their app's webhooks."""
@@ -29,7 +29,7 @@ class TellPlayers:
     def __init__(self, players: PlayerService):
         self.players = players
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         doc = written.doc
         seated = seat_players(doc)
         if not seated:
@@ -60,7 +60,7 @@ class TellPlayers:
                                                     "deadline": doc.get("move_due_at")})
 
 
-class RemindPlayers:
+class RemindPlayers(AfterWrite):
     """A long turn of a player's (correspondence play) gets a `turn_reminder` once `fraction` of it
     has passed: noted at the write that starts the turn, sent by the sweep (`remind_due`) if the
     game still awaits that version then."""
@@ -68,7 +68,7 @@ class RemindPlayers:
     def __init__(self, store, players: PlayerService, fraction: float, min_seconds: float):
         self.store, self.players, self.fraction, self.min_seconds = store, players, fraction, min_seconds
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         if written.owed is None or written.owed[0] != "timer" or not self.fraction:
             return
         seconds = written.owed[1]
@@ -95,7 +95,7 @@ class RemindPlayers:
         return sent
 
 
-class Settlement:
+class Settlement(AfterWrite):
     """A finished game with players counts once in each player's record, and a rated one once in its
     pool. The writer notes the settlement before the game's last write; this effect settles it
     after, and the sweeper settles whatever a failure left noted (`settle_noted`)."""
@@ -103,7 +103,7 @@ class Settlement:
     def __init__(self, store, players: PlayerService, ladders: Ladders):
         self.store, self.players, self.ladders = store, players, ladders
 
-    def __call__(self, written: Written):
+    def __call__(self, written: Written) -> None:
         if written.just_finished and settles(written.doc):
             self.settle(written.doc, written.game)
 
