@@ -89,7 +89,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
         for queue, depth in services.dispatcher.queue_depths().items():
             metrics.QUEUE_DEPTH.labels(queue).set(depth)
         for app_id in ("public", *services.apps.store.ids()):
-            metrics.APP_LIVE_GAMES.labels(app_id).set(services.store.live_count(app_id))
+            metrics.APP_LIVE_GAMES.labels(app_id).set(services.store.listings.live_count(app_id))
             counts = services.webhooks.counts(app_id)
             for status in ("pending", "failed"):
                 metrics.APP_DELIVERIES.labels(app_id, status).set(counts.get(status, 0))

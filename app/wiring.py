@@ -23,6 +23,8 @@ from .games.effects import HandOffMatch, PackFinished, PostTurns, QueueOwedMove
 from .games.moves import BotMoves
 from .games.records import utc_now
 from .games.seats import Seats
+from .games.rematch import Rematches
+from .games.seating import Seating
 from .games.service import GameService
 from .games.store import GameStore
 from .games.sweeper import Sweeper
@@ -78,15 +80,17 @@ class Services:
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher),
             TellPlayers(self.players), self.reminders, self.settlement, PackFinished(self.store)))
-        self.games = GameService(self.store, Seats(secret_key(config), BOTS, self.accounts, self.players),
-                                 self.writer, self.players)
+        seats = Seats(secret_key(config), BOTS, self.accounts, self.players)
+        self.games = GameService(self.store, seats, self.writer, self.players)
+        self.seating = Seating(self.games, seats, self.writer, self.players)
+        self.rematches = Rematches(self.games, self.seating, self.store, seats, self.players)
         self.moves = BotMoves(self.games)
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher, app_ids=self.apps.store.ids)
-        self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.players, self.ladders)
+        self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.seating, self.players, self.ladders)
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
-        self.matches = MatchService(matches, self.games, self.writer, self.dispatcher, self.accounts)
+        self.matches = MatchService(matches, self.games, self.seating, self.writer, self.dispatcher, self.accounts)
 
 
 def quotas(config: dict, whose: str) -> dict[str, int]:

@@ -24,15 +24,15 @@ def main():
     from app.ops.keys import events_key, state_key
     server = RedisServer()
     app = create_app({"REDIS_URL": server.start(), "BOT_DISPATCH": "inprocess"})
-    service, redis = app.services.games, app.services.store.redis
+    service, seating, redis = app.services.games, app.services.seating, app.services.store.redis
     chooser = random.Random(1)
     sizes = {"open": [], "active": [], "finished": []}
     humans = {"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}
     for _ in range(args.games):
-        created, _ = service.create_game({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
+        created, _ = seating.create_game({"players": 2, "seats": [{"type": "human"}, {"type": "open"}]})
         sizes["open"].append(created.doc["id"])
         for status, stop_after in (("active", 40), ("finished", None)):
-            created, tokens = service.create_game(humans)
+            created, tokens = seating.create_game(humans)
             doc = created.doc
             moves = 0
             while stop_after is None or moves < stop_after:

@@ -227,7 +227,7 @@ def test_a_settlement_applied_again_changes_nothing(live_server, redis_url):
     services = create_app({"REDIS_URL": redis_url}).services
     _, doc = services.store.load(game_id)
     services.settlement.settle(doc, game_from_dict(doc["engine"], record_events=False))
-    services.store.note_settlement(game_id)
+    services.store.schedule.note_settlement(game_id)
     services.settlement.settle_noted(-1)
     after = [requests.get(f"{live_server}/players/{p['player']['id']}").json() for p in (first, second)]
     assert after == before and before[0]["games"] == 1 and before[0]["ratings"][0]["games"] == 1

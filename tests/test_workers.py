@@ -112,7 +112,7 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     with_bot = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
         {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]["id"]
     humans_only = client.post("/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json["game"]["id"]
-    noted = dict(store.moves_due_before(time.time() + 1, 10_000))
+    noted = dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
     assert with_bot in noted and humans_only not in noted
     queue.empty()  # the bot's job is lost
     time.sleep(0.01)
@@ -122,21 +122,22 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     assert client.get(f"/games/{with_bot}").json["awaiting"] == [0]  # the bot moved; the human is next
     time.sleep(0.01)
     assert with_bot not in [game_id for game_id, _, _ in sweeper.stalled_games(0)]
-    assert with_bot not in dict(store.moves_due_before(time.time() + 1, 10_000))  # dropped on the way
+    assert with_bot not in dict(store.schedule.moves_due_before(time.time() + 1, 10_000))  # dropped on the way
 
 
 def test_a_move_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(rq_app):
     store = rq_app.services.store
     game_id = f"sweep-{uuid.uuid4().hex}"
-    store.note_due_move(game_id, time.time())
-    (_, first_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
+    store.schedule.note_due_move(game_id, time.time())
+    schedule = store.schedule
+    (_, first_note), = [entry for entry in schedule.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
     time.sleep(0.01)
-    store.note_due_move(game_id, time.time(), later=True)
-    store.forget_due_move(game_id, first_note)
-    assert game_id in dict(store.moves_due_before(time.time() + 1, 10_000))
-    (_, second_note), = [entry for entry in store.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
-    store.forget_due_move(game_id, second_note)
-    assert game_id not in dict(store.moves_due_before(time.time() + 1, 10_000))
+    store.schedule.note_due_move(game_id, time.time(), later=True)
+    store.schedule.forget_due_move(game_id, first_note)
+    assert game_id in dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
+    (_, second_note), = [entry for entry in schedule.moves_due_before(time.time() + 1, 10_000) if entry[0] == game_id]
+    store.schedule.forget_due_move(game_id, second_note)
+    assert game_id not in dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
 
 
 def test_a_game_survives_its_worker_being_killed_mid_game(rq_app, redis_url, queue_name):
@@ -266,7 +267,7 @@ def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, 
                                           "seats": [{"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json
     game_id, token = created["game"]["id"], created["tokens"][0]["token"]
     store, sweeper = services.store, services.sweeper
-    store.note_due_move(game_id, time.time() - 60)  # a note left over from an earlier move
+    store.schedule.note_due_move(game_id, time.time() - 60)  # a note left over from an earlier move
     view = seat_view(client, game_id, token)
     load, moved = store.load, []
 

@@ -56,7 +56,7 @@ class Games(MethodView):
         and tokens.
         """
         admit_game()
-        created, tokens = services().games.create_game(request, idempotency.resource_id(), bearer_token(),
+        created, tokens = services().seating.create_game(request, idempotency.resource_id(), bearer_token(),
                                                        current_app_id())
         game_id = created.doc["id"]
         body = {"game": services().games.view_of(created, None),
@@ -154,7 +154,7 @@ class Seat(MethodView):
         With a player token the seat is the player's (a rated game's seats need one; a rematch's seat
         is claimed by its former holder). Location names your seat's view.
         """
-        claimed, token = services().games.claim_seat(game_id, seat, request.get("name"), bearer_token(),
+        claimed, token = services().seating.claim_seat(game_id, seat, request.get("name"), bearer_token(),
                                                      idempotency.resource_id())
         return ({"seat": seat, "token": token, "game": services().games.view_of(claimed, seat)},
                 {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
@@ -176,7 +176,7 @@ class Rematch(MethodView):
         (or with claimSeat, with their player token or their seat token of this game). Asking again,
         by anyone, answers the same game. Send your seat token or player token of this game.
         """
-        loaded, seat, token, _ = services().games.rematch(game_id, bearer_token())
+        loaded, seat, token, _ = services().rematches.rematch(game_id, bearer_token())
         return ({"seat": seat, "token": token, "game": services().games.view_of(loaded, seat)},
                 {"Location": url_for("games.Game", game_id=loaded.doc["id"]), **etag_header(loaded.version)})
 
@@ -185,7 +185,7 @@ class Rematch(MethodView):
     @documents_problems(blp, 404)
     def get(self, game_id):
         """The rematch offered after a finished game, if any (its seats say who has taken theirs)"""
-        return services().games.rematch_offered(game_id)
+        return services().rematches.rematch_offered(game_id)
 
     @token_first
     @blp.doc(operationId="declineRematch", security=SEAT_TOKEN)
@@ -193,7 +193,7 @@ class Rematch(MethodView):
     @documents_problems(blp, 401, 404, 409)
     def delete(self, game_id):
         """Decline the rematch of a finished game (while nobody has started it)"""
-        services().games.decline_rematch(game_id, bearer_token())
+        services().rematches.decline_rematch(game_id, bearer_token())
         return "", 204
 
 
@@ -209,7 +209,7 @@ class LeaveSeat(MethodView):
 
         A bot (greedy unless `bot` names another) plays the seat from now on; the token stops working.
         """
-        view, version = services().games.leave_seat(game_id, seat, bearer_token(), request["bot"],
+        view, version = services().seating.leave_seat(game_id, seat, bearer_token(), request["bot"],
                                                     idempotency.resource_id())
         return view, etag_header(version)
 

@@ -108,7 +108,7 @@ def _with_tokens(text: str, seats: list[int]) -> str:
     if "player" in body:  # a player's
         body["token"] = services().players.token_of(body["player"]["id"])
         return json.dumps(body, separators=(",", ":"))
-    tokens = services().games.tokens_of(body["game"]["id"], seats)
+    tokens = services().seating.tokens_of(body["game"]["id"], seats)
     if "tokens" in body:
         for entry in body["tokens"]:
             entry["token"] = tokens.get(entry["seat"])  # None once the seat was left to a bot

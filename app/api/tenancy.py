@@ -44,4 +44,4 @@ def install(app, outside_apps):
 def admit_game():
     """The request's app may start one more game (its live games quota)."""
     app_id = current_app_id()
-    services().apps.admit_game(app_id, lambda: services().store.live_count(app_id))
+    services().apps.admit_game(app_id, lambda: services().store.listings.live_count(app_id))

@@ -2,11 +2,12 @@
 
 One game's keys share one hash slot (app/ops/keys.py), which lets one Lua script check the
 version, replace the document and append the events atomically: of two writers on the same
-version exactly one wins, and nothing is half-applied.
+version exactly one wins, and nothing is half-applied. What lives outside that slot follows the
+write: the sweepers' notes (`schedule`, games/schedule.py) and the status listings (`listings`,
+games/listings.py).
 """
 
 import json
-import logging
 import time
 import zlib
 from typing import NamedTuple
@@ -16,32 +17,20 @@ import redis
 from ..ops.connection import (PLAIN_FEED, SHARDED_FEED, CannotWrite, RedisClient, StoreUnavailable,
                               has_sharded_pubsub)
 from ..ops.connection import dump as _dump
-from ..ops.scope import PUBLIC_APP, app_of
+from ..ops.scope import app_of
 from .document import GameDocument
-from ..ops.keys import (INDEX_BUCKETS, bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
-                        reminders_due_key, settlement_owed_key, state_key, status_index_key, write_probe_key)
+from .listings import GameListings
+from .schedule import NOTE_FUNCTION, GameSchedule
+from ..ops.keys import (bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
+                        state_key, status_index_key, write_probe_key)
 
-log = logging.getLogger(__name__)
-MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
-
-# A move owed at `due` (ms) by game `member`: the earliest note is kept, and its score always
-# changes (one ms earlier when an earlier note stands), so a note made after a sweeper read the
-# set can never match the score that sweeper would forget (_FORGET_DUE_MOVE).
-_NOTE_FUNCTION = """
-local function note_due(key, member, due)
-  local current = redis.call('ZSCORE', key, member)
-  due = tonumber(due)
-  if current and tonumber(current) <= due then due = tonumber(current) - 1 end
-  return redis.call('ZADD', key, due, member)
-end
-"""
 
 # KEYS: state hash, event list, change channel, and on one Redis (not a cluster: another slot) the
 # due moves set when the new state owes a move. ARGV: expected version, new document, ttl (0:
 # forever), the publish command (SPUBLISH on a cluster: the notice stays on the game's shard),
 # the owed move's due time (ms) and the game id (for the note), events... The owed move is noted
 # in the same step as the write, before it: one round trip, and never a write without its note.
-_COMPARE_AND_SET = _NOTE_FUNCTION + """
+_COMPARE_AND_SET = NOTE_FUNCTION + """
 if KEYS[4] then note_due(KEYS[4], ARGV[6], ARGV[5]) end
 local current = redis.call('HGET', KEYS[1], 'version')
 if not current then return {-1, 0} end
@@ -86,18 +75,6 @@ redis.call('DEL', KEYS[2])
 return 1
 """
 
-
-
-# KEYS: due moves set. ARGV: game id, due time (ms).
-_NOTE_DUE_MOVE = _NOTE_FUNCTION + "return note_due(KEYS[1], ARGV[1], ARGV[2])"
-
-
-# KEYS: due moves set. ARGV: game id, the score it was read with. Drops it unless noted again since.
-_FORGET_DUE_MOVE = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 0
-"""
 
 
 # A cluster node that no longer owns the slot (a failover) or is a replica now: nothing was written.
@@ -158,10 +135,9 @@ class GameStore:
         self.ttl_by_status = ttl_by_status
         self.replicas, self.replica_wait_ms = replicas, replica_wait_ms
         self.feed_commands = SHARDED_FEED if has_sharded_pubsub(client) else PLAIN_FEED
+        self.schedule, self.listings = GameSchedule(client), GameListings(client)
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
-        self._forget_due_move = client.register_script(_FORGET_DUE_MOVE)
-        self._note_due_move = client.register_script(_NOTE_DUE_MOVE)
         self._pack = client.register_script(_PACK)
 
     def ping(self):
@@ -184,7 +160,7 @@ class GameStore:
             raise GameExists(game_id)
         if not replicated:
             raise WriteOutcomeUnknown()
-        self.list_under(game_id, doc["status"], None)
+        self.listings.list_under(game_id, doc["status"], None)
         return 1
 
     def next_game_id(self, game_id: str, proposed: str | None = None) -> str | None:
@@ -242,7 +218,7 @@ class GameStore:
         same script on one Redis, first and on its own on a cluster (its set is in another slot)."""
         keys = [state_key(game_id), events_key(game_id), changes_channel(game_id)]
         if due_at is not None and isinstance(self.redis, redis.RedisCluster):
-            self.note_due_move(game_id, due_at)
+            self.schedule.note_due_move(game_id, due_at)
         elif due_at is not None:
             keys.append(due_moves_key(bucket_of(game_id)))
         (outcome, version), replicated = self._written(
@@ -255,7 +231,7 @@ class GameStore:
         if not replicated:
             raise WriteOutcomeUnknown()
         if doc["status"] != previous_status:
-            self.list_under(game_id, doc["status"], previous_status)
+            self.listings.list_under(game_id, doc["status"], previous_status)
         return version
 
     def _written(self, script, game_id, keys, args):
@@ -340,117 +316,3 @@ class GameStore:
             return self.redis.llen(events_key(game_id)) or self.load(game_id).doc["event_count"]
         except GameMissing:
             return 0
-
-    def list_under(self, game_id: str, status: str, previous: str | None):
-        """Listing indexes live outside the game's slot, so they follow the write, not atomically:
-        the write stands if they fail (a listing that finds a game under a status it left moves it)."""
-        pipe = self.redis.pipeline(transaction=False)
-        bucket, app_id = bucket_of(game_id), app_of(game_id)
-        if previous:
-            pipe.zrem(status_index_key(previous, bucket, app_id), game_id)
-        pipe.zadd(status_index_key(status, bucket, app_id), {game_id: time.time()})
-        try:
-            pipe.execute()
-        except StoreUnavailable:
-            log.warning("game %s not moved to the %s listing", game_id, status)
-
-    def note_due_move(self, game_id: str, due_at: float, later: bool = False):
-        """`game_id` may owe a move (a bot's, or a turn timer's) at `due_at` (epoch seconds): the
-        sweeper looks only at games whose noted time has passed. A writer keeps the earliest note
-        (one that loses its race never delays the sweep) and changes its score, so a sweeper that
-        read the older note cannot forget this one; `later` (the sweeper's) moves a note forward."""
-        key = due_moves_key(bucket_of(game_id))
-        if later:
-            self.redis.zadd(key, {game_id: int(due_at * 1000)}, gt=True)
-        else:
-            self._note_due_move(keys=[key], args=[game_id, int(due_at * 1000)])
-
-    def moves_due_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
-        """(game id, due time in ms) of the moves due before the given time, oldest first."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bucket in range(INDEX_BUCKETS):
-            pipe.zrangebyscore(due_moves_key(bucket), "-inf", int(seconds_since_epoch * 1000),
-                               start=0, num=limit, withscores=True)
-        found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])
-        return [(member.decode(), int(score)) for member, score in found[:limit]]
-
-    def forget_due_move(self, game_id: str, due_at: int):
-        """Drop a game that owes no move any more, unless a newer move was noted meanwhile."""
-        self._forget_due_move(keys=[due_moves_key(bucket_of(game_id))], args=[game_id, due_at])
-
-    def note_reminder(self, game_id: str, version: int, due_at: float):
-        """A reminder owed to whoever the game awaits at `version`, at `due_at` (epoch seconds)."""
-        self.redis.zadd(reminders_due_key(bucket_of(game_id)), {f"{game_id}/{version}": int(due_at * 1000)})
-
-    def take_reminders_due(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
-        """(game id, version) of the reminders due by then, each taken by one caller only."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bucket in range(INDEX_BUCKETS):
-            pipe.zrangebyscore(reminders_due_key(bucket), "-inf", int(seconds_since_epoch * 1000), start=0, num=limit)
-        taken = []
-        for member in (member.decode() for bucket in pipe.execute() for member in bucket):
-            game_id, _, version = member.rpartition("/")
-            if self.redis.zrem(reminders_due_key(bucket_of(game_id)), member):
-                taken.append((game_id, int(version)))
-        return taken
-
-    def note_settlement(self, game_id: str):
-        """`game_id`'s next write may finish it, and its players' records and ratings are then owed."""
-        self.redis.zadd(settlement_owed_key(bucket_of(game_id)), {game_id: int(time.time() * 1000)}, nx=True)
-
-    def settlements_noted_before(self, seconds_since_epoch: float, limit: int) -> list[str]:
-        pipe = self.redis.pipeline(transaction=False)
-        for bucket in range(INDEX_BUCKETS):
-            pipe.zrangebyscore(settlement_owed_key(bucket), "-inf", int(seconds_since_epoch * 1000), start=0, num=limit)
-        return [member.decode() for bucket in pipe.execute() for member in bucket][:limit]
-
-    def forget_settlement(self, game_id: str):
-        self.redis.zrem(settlement_owed_key(bucket_of(game_id)), game_id)
-
-    def list_ids(self, status: str, offset: int, limit: int, app_id: str = PUBLIC_APP) -> tuple[list[str], int]:
-        """A page of an app's newest games of a status, merged from the buckets (at most
-        `MAX_LISTING_DEPTH` deep, so a request's cost stays bounded), and how many there are."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bucket in range(INDEX_BUCKETS):
-            pipe.zcard(status_index_key(status, bucket, app_id))
-        end = min(offset + limit, MAX_LISTING_DEPTH)
-        if offset < end:
-            for bucket in range(INDEX_BUCKETS):
-                pipe.zrevrange(status_index_key(status, bucket, app_id), 0, end - 1, withscores=True)
-        answers = pipe.execute()
-        total = sum(answers[:INDEX_BUCKETS])
-        newest = sorted((pair for bucket in answers[INDEX_BUCKETS:] for pair in bucket), key=lambda pair: -pair[1])
-        return [member.decode() for member, _ in newest[offset:end]], total
-
-    def live_count(self, app_id: str) -> int:
-        """An app's open and active games (its live games quota; expired ones count until pruned)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for status in ("open", "active"):
-            for bucket in range(INDEX_BUCKETS):
-                pipe.zcard(status_index_key(status, bucket, app_id))
-        return sum(pipe.execute())
-
-    def prune_index(self, status: str, listed_before: float, limit: int, app_id: str = PUBLIC_APP) -> int:
-        """Drop from an app's listing the games listed before `listed_before` that have expired since
-        (a game's listing time is when it took that status, so older entries are only candidates)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for bucket in range(INDEX_BUCKETS):
-            pipe.zrangebyscore(status_index_key(status, bucket, app_id), "-inf", listed_before, start=0, num=limit)
-        candidates = [member.decode() for bucket in pipe.execute() for member in bucket][:limit]
-        if not candidates:
-            return 0
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in candidates:
-            pipe.exists(state_key(game_id))
-        gone = [game_id for game_id, exists in zip(candidates, pipe.execute(), strict=True) if not exists]
-        self.forget_missing(status, gone)
-        return len(gone)
-
-    def forget_missing(self, status: str, game_ids: list[str]):
-        """Games expire; their index entries, and any move noted as due, are dropped when a listing
-        finds them gone (a note can be due a day later: a long turn timer)."""
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            pipe.zrem(status_index_key(status, bucket_of(game_id), app_of(game_id)), game_id)
-            pipe.zrem(due_moves_key(bucket_of(game_id)), game_id)
-        pipe.execute()

@@ -27,20 +27,20 @@ class Sweeper:
         """
         stalled = []
         now = time.time()
-        for game_id, noted_at in self.store.moves_due_before(now - older_than_seconds, limit):
+        for game_id, noted_at in self.store.schedule.moves_due_before(now - older_than_seconds, limit):
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
-                self.store.forget_due_move(game_id, noted_at)
+                self.store.schedule.forget_due_move(game_id, noted_at)
                 continue
             owed = owed_move(doc, game_from_dict(doc["engine"], record_events=False))
             if owed is None:
-                self.store.forget_due_move(game_id, noted_at)
+                self.store.schedule.forget_due_move(game_id, noted_at)
             elif (doc.get("move_due_at") or 0) > now - older_than_seconds:
-                self.store.note_due_move(game_id, doc["move_due_at"], later=True)
+                self.store.schedule.note_due_move(game_id, doc["move_due_at"], later=True)
             else:
                 stalled.append((game_id, version, owed[0]))
-                self.store.note_due_move(game_id, now, later=True)  # looked at again after another stall
+                self.store.schedule.note_due_move(game_id, now, later=True)  # looked at again after another stall
         return stalled
 
     def redispatch_stalled(self, older_than_seconds: float) -> int:
@@ -63,5 +63,5 @@ class Sweeper:
         """Drop expired games from every app's listings, also those nobody lists (they would grow forever)."""
         now = time.time()
         statuses = [(status, ttl) for status, ttl in self.store.ttl_by_status.items() if ttl]
-        return sum(self.store.prune_index(status, now - ttl, limit, app_id)
+        return sum(self.store.listings.prune_index(status, now - ttl, limit, app_id)
                    for app_id in (PUBLIC_APP, *self.app_ids()) for status, ttl in statuses)

@@ -50,7 +50,7 @@ class GameWriter:
         owed = self._owed_move(doc, game)
         due_at = doc["move_due_at"]
         if due_at is not None:
-            self.store.note_due_move(doc["id"], due_at)  # before the write (see _owed_move)
+            self.store.schedule.note_due_move(doc["id"], due_at)  # before the write (see _owed_move)
         try:
             version = self.store.create(game_id, doc, number_events(doc, events))
         except WriteOutcomeUnknown:
@@ -70,7 +70,8 @@ class GameWriter:
         doc["updated_at"] = utc_now()
         owed = self._owed_move(doc, game)
         if doc["status"] == FINISHED and previous != FINISHED and settles(doc):
-            self.store.note_settlement(doc["id"])  # before the write: the sweeper settles it if all after fails
+            # Before the write: the sweeper settles it if all after fails.
+            self.store.schedule.note_settlement(doc["id"])
         numbered = number_events(doc, events)
         try:
             with found(doc["id"]):

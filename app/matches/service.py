@@ -18,7 +18,12 @@ from .play import PlayedGame, deck_seed, play_game, seating, standings, tally
 from ..games.seats import outside_bot_id, registered_bot_of
 from ..games.moves import FALLBACK_BOT
 from ..games.records import FINISHED, utc_now
+from ..games.document import SeatDocument
+from ..games.seating import Seating
+from ..games.service import GameService
 from ..games.store import GameExists, GameMissing
+from ..games.writer import GameWriter
+from .store import MatchStore
 from ..ops.connection import StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -47,10 +52,11 @@ LIVE_SEATING = "seats rotate every game; every game deals a deck of its own (no 
 
 
 class MatchService:
-    def __init__(self, store, games, writer, dispatcher, accounts):
-        """`games` to read and seat games, `writer` to store match games, `accounts` for the
-        registered bots that play in them."""
-        self.store, self.games, self.writer = store, games, writer
+    def __init__(self, store: MatchStore, games: GameService, seating: Seating, writer: GameWriter, dispatcher,
+                 accounts):
+        """`games` to read games, `seating` to hand a forfeiting bot's seat on, `writer` to store
+        match games, `accounts` for the registered bots that play in them."""
+        self.store, self.games, self.seating, self.writer = store, games, seating, writer
         self.dispatcher, self.accounts = dispatcher, accounts
 
     def create_match(self, request: dict, client: str, cap: int, match_id: str | None = None) -> dict:
@@ -63,11 +69,11 @@ class MatchService:
         rules = rules_from_request(request.get("rules"))
         rules.check_players(len(bots))
         outside = [outside_bot_id(b) for b in bots if outside_bot_id(b)]
-        unknown = [b for b in bots if b not in self.games.bot_kinds and not
+        unknown = [b for b in bots if b not in self.seating.bot_kinds and not
                    (outside_bot_id(b) and self.accounts.exists(outside_bot_id(b)))]
         if unknown:
-            raise InvalidRequest(f"bots: unknown bot(s) {unknown}; built-in kinds: {', '.join(self.games.bot_kinds)}, "
-                                 "or bot:<id> for a registered bot", field="bots")
+            raise InvalidRequest(f"bots: unknown bot(s) {unknown}; built-in kinds: "
+                                 f"{', '.join(self.seating.bot_kinds)}, or bot:<id> for a registered bot", field="bots")
         if len(set(outside)) < len(outside):
             raise InvalidRequest("bots: a registered bot may hold only one seat of a match", field="bots")
         if cap and not self.store.reserve_games(client, request["games"], cap):
@@ -92,10 +98,11 @@ class MatchService:
         doc, _ = self._load(match_id)
         played = play_game(rules_from_dict(doc["rules"]), doc["bots"], doc["seed"], index)
         game_id = match_game_id(match_id, index)
-        seats = [{"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
-                 for entrant in played.entrants]
+        seats: list[SeatDocument] = [
+            {"type": "bot", "bot": doc["bots"][entrant], "name": f"{doc['bots'][entrant]} #{entrant}"}
+            for entrant in played.entrants]
         try:
-            self.writer.create(game_id, played.game, seats, played.events, dealing=doc.get("dealing", "server"),
+            self.writer.create(game_id, played.game, seats, played.events or [], dealing=doc.get("dealing", "server"),
                                match={"id": match_id, "index": index, "entrants": played.entrants})
         except GameExists:
             pass  # stored by an earlier run of this job
@@ -168,8 +175,10 @@ class MatchService:
                 break
             game = game_from_dict(game_doc["engine"], record_events=False)
             forfeited_by = int(totals["forfeited_by"]) if "forfeited_by" in totals else None
-            clock = game_doc["match"].get("move_ms") or [[] for _ in game_doc["seats"]]
-            recorded = self._record(doc, index, game_id, PlayedGame(game, game_doc["match"]["entrants"], clock,
+            match = game_doc["match"]
+            assert match is not None  # a match's game, by its id
+            clock = match.get("move_ms") or [[] for _ in game_doc["seats"]]
+            recorded = self._record(doc, index, game_id, PlayedGame(game, match["entrants"], clock,
                                                                      forfeited_by=forfeited_by))
             doc, totals = self._load(match_id)
             if recorded and self._over(doc, totals):
@@ -182,14 +191,14 @@ class MatchService:
         # Not in duplicate: a bot that remembers game 2k would know its opponent's hands in game 2k+1.
         game = Game(rules_from_dict(doc["rules"]), players,
                     seed=deck_seed(doc["seed"], index, players, duplicate=False), first_dealer=0)
-        seats = []
+        seats: list[SeatDocument] = []
         for entrant in entrants:
             bot = doc["bots"][entrant]
             name = self.accounts.name_of(outside_bot_id(bot)) if outside_bot_id(bot) else bot
             # A registered bot's seat is played over HTTP like a human's, on the turn timer.
             seats.append({"type": "human" if outside_bot_id(bot) else "bot", "bot": bot, "name": f"{name} #{entrant}"})
         try:
-            self.writer.create(game_id, game, seats, game.events, turn_timeout_seconds=doc["move_seconds"],
+            self.writer.create(game_id, game, seats, game.events or [], turn_timeout_seconds=doc["move_seconds"],
                                dealing=doc.get("dealing", "server"),
                                match={"id": doc["id"], "index": index, "entrants": entrants})
         except GameExists:
@@ -208,7 +217,7 @@ class MatchService:
                 doc, _ = self._load(match["id"])
                 if doc.get("client"):  # the games that will never start hold no share of the client's cap
                     self.store.release_games(doc["client"], doc["games_total"] - match["index"] - 1)
-            self.games.hand_to_bot(self.games.load(game_id), seat, FALLBACK_BOT)
+            self.seating.hand_to_bot(self.games.load(game_id), seat, FALLBACK_BOT)
 
     def _over(self, doc, totals) -> bool:
         done = int(totals.get("games_done", 0))

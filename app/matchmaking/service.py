@@ -12,6 +12,8 @@ from ..accounts.ladders import Ladders, pool_of, pools
 from ..ops.scope import app_of, in_app, unscoped
 from ..engine.rules import PRESETS
 from ..errors import InvalidRequest, TicketExists, TicketNotFound
+from ..games.seating import Seating
+from ..games.service import GameService
 from ..players.service import PlayerService, entrant_of
 from .store import MatchmakingStore
 
@@ -30,8 +32,9 @@ def pool_of_ticket(ticket_id: str) -> str:
 
 
 class Matchmaker:
-    def __init__(self, store: MatchmakingStore, games, players: PlayerService, ladders: Ladders):
-        self.store, self.games, self.players, self.ladders = store, games, players, ladders
+    def __init__(self, store: MatchmakingStore, games: GameService, seating: Seating, players: PlayerService,
+                 ladders: Ladders):
+        self.store, self.games, self.seating, self.players, self.ladders = store, games, seating, players, ladders
 
     def submit(self, player_id: str, request: dict, ticket_id: str | None = None) -> dict:
         """A new ticket (matched at once when a waiting one reaches it). `ticket_id`, when given, is
@@ -118,7 +121,7 @@ class Matchmaker:
                 seats.append({"type": "bot", "bot": entry["bot"], "name": f"{entry['bot']} bot {seat + 1}"})
         request = {"players": int(players), "rules": {"preset": preset}, "rated": group["rated"], "seats": seats}
         existed = self.games.find(group["game_id"]) is not None
-        self.games.create_owned(request, owners, group["game_id"])
+        self.seating.create_owned(request, owners, group["game_id"])
         self.store.made(pool, group["game_id"])
         if not existed:
             for seat, player_id in owners.items():

@@ -73,11 +73,11 @@ class RemindPlayers(AfterWrite):
             return
         seconds = written.owed[1]
         if seconds >= self.min_seconds and seat_players(written.doc):
-            self.store.note_reminder(written.doc["id"], written.version, time.time() + self.fraction * seconds)
+            self.store.schedule.note_reminder(written.doc["id"], written.version, time.time() + self.fraction * seconds)
 
     def remind_due(self, limit: int = 1000) -> int:
         sent = 0
-        for game_id, version in self.store.take_reminders_due(time.time(), limit):
+        for game_id, version in self.store.schedule.take_reminders_due(time.time(), limit):
             try:
                 current, doc = self.store.load(game_id)
             except GameMissing:
@@ -116,22 +116,22 @@ class Settlement(AfterWrite):
             if results:
                 pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players"]))
                 self.ladders.rate(pool, doc["id"], results)
-        self.store.forget_settlement(doc["id"])
+        self.store.schedule.forget_settlement(doc["id"])
 
     def settle_noted(self, older_than_seconds: float, limit: int = 1000) -> int:
         """Settle every noted game that finished; forget the notes of games that did not (their
         finishing write lost its race, and the write that finishes them notes again)."""
-        noted = self.store.settlements_noted_before(time.time() - older_than_seconds, limit)
+        noted = self.store.schedule.settlements_noted_before(time.time() - older_than_seconds, limit)
         for game_id in noted:
             try:
                 _, doc = self.store.load(game_id)
             except GameMissing:
-                self.store.forget_settlement(game_id)
+                self.store.schedule.forget_settlement(game_id)
                 continue
             if doc["status"] == FINISHED:
                 self.settle(doc, game_from_dict(doc["engine"], record_events=False))
             else:
-                self.store.forget_settlement(game_id)
+                self.store.schedule.forget_settlement(game_id)
         return len(noted)
 
 

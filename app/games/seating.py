@@ -1,0 +1,194 @@
+"""A game's seats as people and bots take and leave them: creating a game, claiming an open seat,
+leaving one to a bot. Each change is a write of the game (app/games/writer.py)."""
+
+import secrets
+from typing import Final
+
+from ..engine import GameOver, game_from_dict, rules_from_request
+from ..errors import GameNotFound, InvalidRequest, InvalidToken, SeatTaken, StaleVersion
+from ..ops.scope import PUBLIC_APP, in_app
+from ..engine import Game
+from .document import DocumentExtras, KeptFor, SeatDocument
+from .records import FINISHED, view_of
+from .seats import Seats, seat_of_player
+from .service import GameService
+from .store import GameExists, LoadedGame
+from .writer import GameWriter
+
+LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answers 412
+# A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
+CHANGED_BY: Final = "changed_by_request"
+
+
+def _dealing(request: dict) -> str:
+    """Who chose the deal: a player who joins is told before claiming a seat."""
+    if request.get("deck") is not None:
+        return "creator_deck"
+    return "creator_seed" if request.get("seed") is not None else "server"
+
+
+def _check_rated(request: dict, seats: list[dict], owners: dict[int, str]):
+    """A rated game is one a fair pool can count: a preset's rules as they are, the server's deal,
+    and every human seat a player's (the creator's, or open for players to claim)."""
+    if request.get("deck") is not None or request.get("seed") is not None:
+        raise InvalidRequest("rated: a game whose seed or deck the creator chose is never rated", field="rated")
+    if set(request.get("rules") or {}) - {"preset"}:
+        raise InvalidRequest("rated: a rated game plays a preset's rules unchanged (its pool)", field="rated")
+    if any(spec.get("type") == "human" and seat not in owners for seat, spec in enumerate(seats)):
+        raise InvalidRequest("rated: every human seat of a rated game is a player's: mark yours `mine` and "
+                             "leave the others open for players to claim", field="rated")
+
+
+def _changed_by(seats: list[SeatDocument], seat: int, request_id: str | None) -> bool:
+    return request_id is not None and 0 <= seat < len(seats) and seats[seat].get(CHANGED_BY) == request_id
+
+
+class Seating:
+    def __init__(self, games: GameService, seats: Seats, writer: GameWriter, players=None):
+        self.games, self.seats, self.writer, self.players = games, seats, writer, players
+        self.bot_kinds = seats.bot_kinds
+
+    # ----- creating and claiming -------------------------------------------------------------
+    def create_game(self, request: dict, game_id: str | None = None, token: str | None = None,
+                    app_id: str = PUBLIC_APP) -> tuple[LoadedGame, dict[int, str]]:
+        """A game of app `app_id`. `game_id`, when given, is the same for every retry of one
+        request: a retry whose first run was cut off between the write and its idempotency record
+        answers that game. A player `token` makes the seat marked `mine` theirs."""
+        seats = request.get("seats") or []
+        if any(spec.get("mine") and spec["type"] != "human" for spec in seats):
+            raise InvalidRequest("seats: only a human seat can be `mine`", field="seats")
+        marked = [seat for seat, spec in enumerate(seats) if spec.get("mine")]
+        player_id = self._seat_owner(token, len(marked))
+        return self.create_owned(request, {marked[0]: player_id} if player_id else {},
+                                 in_app(app_id, game_id or secrets.token_urlsafe(16)))
+
+    def create_owned(self, request: dict, owners: dict[int, str], game_id: str | None = None,
+                     kept_for: dict[int, KeptFor] | None = None, extra: DocumentExtras | None = None
+                     ) -> tuple[LoadedGame, dict[int, str]]:
+        """A game whose human seats in `owners` belong to those players (listed among their games
+        before the game is written); quick play and rematches create theirs here too. `kept_for`:
+        open seats only their former holders may claim (a rematch's); `extra`: fields of the
+        game's document (where a rematch came from)."""
+        players = request["players"]
+        rules = rules_from_request(request.get("rules"))
+        game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
+                    first_dealer=request.get("first_dealer"))
+        seats = request.get("seats") or [{"type": "open"}] * players
+        if len(seats) != players:
+            raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
+        if request.get("rated"):
+            _check_rated(request, seats, owners)
+        game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
+        seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
+        for seat, player_id in owners.items():
+            name = seats[seat].get("name") or self.players.name_of(player_id)
+            seat_docs[seat] = self.seats.human(game_id, seat, name, player_id)
+            self.players.took_seat(player_id, game_id)
+        for seat, holder in (kept_for or {}).items():
+            seat_docs[seat]["kept_for"] = holder
+        try:
+            loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request),
+                                        rated=bool(request.get("rated")),
+                                        extra={**(extra or {}), "deck": request.get("deck")})
+        except GameExists:  # only a given id can exist already
+            loaded = self.games.load(game_id)
+        return loaded, self.seats.tokens(loaded.doc)
+
+    def _seat_owner(self, token: str | None, marked_mine: int) -> str | None:
+        """The player who takes the seat marked `mine` (None when no seat is)."""
+        if marked_mine > 1:
+            raise InvalidRequest("seats: mark one seat `mine`, the seat your player token takes", field="seats")
+        if not marked_mine:
+            return None
+        player_id = self.players.player_of_token(token) if self.players else None
+        if player_id is None:
+            raise InvalidToken("a seat marked `mine` is taken with 'Authorization: Bearer <player token>'")
+        return player_id
+
+    def tokens_of(self, game_id: str, seats) -> dict[int, str]:
+        return self.seats.tokens(self.games.load(game_id).doc, seats)
+
+    def claim_seat(self, game_id: str, seat: int, name: str | None,
+                   token: str | None = None, request_id: str | None = None) -> tuple[LoadedGame, str]:
+        """Take an open seat; with a player token it is the player's. A seat kept for someone (a
+        rematch's) is theirs to claim: with their player token, or their seat token of the last game.
+        `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again."""
+        player_id = self.players.player_of_token(token) if self.players else None
+        loaded = self.games.load(game_id)
+        doc = loaded.doc
+        if not 0 <= seat < doc["players"]:
+            raise GameNotFound(f"game {game_id} has no seat {seat}")
+        if _changed_by(doc["seats"], seat, request_id):
+            return loaded, self.seats.tokens(doc, [seat])[seat]
+        if doc["seats"][seat]["type"] != "open":
+            raise SeatTaken(f"seat {seat} is already taken")
+        if doc.get("rated") and player_id is None:
+            raise InvalidToken("a rated game's seats are claimed with 'Authorization: Bearer <player token>'")
+        if player_id is not None and (held := seat_of_player(doc, player_id)) is not None:
+            raise SeatTaken(f"your player holds seat {held} of this game already: one seat a player")
+        self._check_kept_for(doc["seats"][seat].get("kept_for"), seat, player_id, token)
+        if player_id is not None:
+            name = name or self.players.name_of(player_id)
+            self.players.took_seat(player_id, game_id)
+        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id)
+        if request_id is not None:
+            doc["seats"][seat][CHANGED_BY] = request_id
+        # An event, so every open page (the creator's first) hears of it on its stream.
+        taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
+        version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
+        return LoadedGame(version, doc), self.seats.tokens(doc, [seat])[seat]
+
+    def _check_kept_for(self, kept_for: KeptFor | None, seat: int, player_id: str | None, token: str | None):
+        if kept_for is None or (player_id is not None and player_id == kept_for.get("player")):
+            return
+        previous = self.games.find(kept_for["game"])
+        try:
+            if previous is not None and self.seats.seat_of(previous.doc, token) == kept_for["seat"]:
+                return
+        except InvalidToken:
+            pass
+        raise SeatTaken(f"seat {seat} is kept for its player in game {kept_for['game']}: they claim it with "
+                        "their player token or their seat token of that game")
+
+    # ----- leaving ---------------------------------------------------------------------------------
+    def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str,
+                   request_id: str | None = None) -> tuple[dict, int]:
+        """A human leaves; a bot takes the seat over from the next move on. Leaving is not based on
+        a view, so a move that lands first is no reason to refuse it: it is tried on the new version.
+        `request_id` (see `act`) is kept on the seat: a retry of the leave that freed it (its token
+        no longer holds the seat) answers the game as it is."""
+        for _ in range(LEAVE_ATTEMPTS - 1):
+            try:
+                return self._leave_once(game_id, seat, token, bot, request_id)
+            except StaleVersion:
+                continue
+        return self._leave_once(game_id, seat, token, bot, request_id)
+
+    def _leave_once(self, game_id: str, seat: int, token: str | None, bot: str,
+                    request_id: str | None) -> tuple[dict, int]:
+        loaded = self.games.load(game_id)
+        if _changed_by(loaded.doc["seats"], seat, request_id):
+            return self.games.view_of(loaded, None), loaded.version
+        return self.hand_to_bot(self._leavable(loaded, seat, token, bot), seat, bot, request_id)
+
+    def _leavable(self, loaded: LoadedGame, seat: int, token: str | None, bot: str) -> LoadedGame:
+        """The game, if `token` may leave `seat` of it to `bot`."""
+        if self.seats.seat_of(loaded.doc, token) != seat:
+            raise InvalidToken(f"only seat {seat}'s own token can leave it")
+        if loaded.doc["status"] == FINISHED:
+            raise GameOver("the game is over: its seats stay as they were")
+        if bot not in self.bot_kinds:
+            raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
+        return loaded
+
+    def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str, request_id: str | None = None) -> tuple[dict, int]:
+        """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""
+        doc = loaded.doc
+        left = doc["seats"][seat]
+        doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {left['name']})",
+                              "left_by": left.get("player")}  # a rated game still rates the player who left
+        if request_id is not None:
+            doc["seats"][seat][CHANGED_BY] = request_id
+        game = game_from_dict(doc["engine"], record_events=False)
+        version, _ = self.writer.write(loaded, game, [{"type": "seat_left", "seat": seat, "bot": bot}])
+        return view_of(doc, version, game, None), version
