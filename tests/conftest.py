@@ -21,6 +21,13 @@ def redis_url():
     server.stop()
 
 
+def pytest_collection_modifyitems(items):
+    """Every test on a Redis Cluster is slow (six servers to start and fail over), wherever it lives."""
+    for item in items:
+        if "cluster_url" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def cluster_url():
     """A real 3-master Redis Cluster, started here for the store-facing tests."""
@@ -29,7 +36,7 @@ def cluster_url():
     cluster.stop()
 
 
-@pytest.fixture(scope="module", params=["redis", "cluster"])
+@pytest.fixture(scope="module", params=["redis", pytest.param("cluster", marks=pytest.mark.slow)])
 def store_config(request, redis_url):
     """The store-facing modules run twice: games on one Redis, then on a Redis Cluster (with the
     job queues on the plain Redis, since RQ does not run on a cluster)."""

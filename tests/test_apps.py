@@ -182,6 +182,7 @@ def test_an_apps_requests_a_minute_run_out_on_its_own_budget(base):
     assert requests.get(f"{base}/games?status=open").status_code == 200
 
 
+@pytest.mark.slow
 def test_a_rotated_key_works_through_its_grace_and_a_revoked_app_answers_401(base):
     app, old = new_app(base, "Rotating")
     game = open_game(base, old)
@@ -218,6 +219,7 @@ def ronda_apps(redis_url, *args) -> dict | list:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_the_operator_cli_creates_lists_shows_rotates_and_revokes_apps(redis_url, base):
     made = ronda_apps(redis_url, "create", "From the shell", "--live-games", "5")
     app_id, key = made["app"]["id"], made["key"]

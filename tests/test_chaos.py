@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a soak: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -26,6 +26,8 @@ from faults import start_worker, stop
 from redis_server import RedisClusterServers, RedisServer
 from http_helpers import act, bearer, create
 
+pytestmark = pytest.mark.slow  # a Redis Cluster: left out of the fast loop (pytest -m 'not slow')
+
 
 @pytest.fixture(scope="module")
 def cluster_app(redis_url, cluster_url):

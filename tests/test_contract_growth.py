@@ -13,6 +13,8 @@ import pytest
 
 from http_helpers import bearer, create
 
+pytestmark = pytest.mark.slow  # generated clients: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -7,9 +7,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from test_production_server import ROOT, free_port, raw_answer
 from test_production_server import call as call_base
 
+
+pytestmark = pytest.mark.slow  # ronda serve started and stopped: left out of the fast loop (pytest -m 'not slow')
 
 def call(port, method, path, body=None):
     return call_base(f"http://127.0.0.1:{port}", method, path, body)

@@ -3,11 +3,14 @@ listings drop expired games, against a real Redis with short TTLs."""
 
 import time
 
+import pytest
+
 from app import create_app
 from app.ops.keys import bucket_of, due_moves_key, state_key, status_index_key
 from http_helpers import act, bearer, seat_view
 
 
+@pytest.mark.slow
 def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPEN_GAME_TTL": 1,
                       "ACTIVE_GAME_TTL": 2, "FINISHED_GAME_TTL": 1,

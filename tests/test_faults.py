@@ -14,6 +14,8 @@ from faults import FaultyRedis, play_human_until_over, start_worker, stop
 from redis_server import EverysecRedisServer
 from http_helpers import act, seat_view
 
+pytestmark = pytest.mark.slow  # processes killed and restarted: left out of the fast loop (pytest -m 'not slow')
+
 PROBLEM = "application/problem+json"
 NO_LIMITS = {"RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0}
 

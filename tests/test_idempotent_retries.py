@@ -13,6 +13,8 @@ import pytest
 
 from test_production_server import free_port, start_gunicorn
 
+pytestmark = pytest.mark.slow  # gunicorn workers killed: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 LEASE_SECONDS = 2
 

@@ -77,6 +77,7 @@ def seed_rating(app, player_id, pool, rating):
                                     [(f"player:{player_id}", rating - 1500, True)])
 
 
+@pytest.mark.slow
 def test_ratings_far_apart_meet_only_once_their_windows_have_widened(mm_app):
     client = mm_app.test_client()
     (a, _), (b, _) = player(client), player(client)
@@ -102,6 +103,7 @@ def test_ratings_far_apart_meet_only_once_their_windows_have_widened(mm_app):
     assert matched[0]["game_id"] == matched[1]["game_id"] and matched[0]["window"] >= 200
 
 
+@pytest.mark.slow
 def test_four_tickets_make_balanced_teams(mm_app):
     client = mm_app.test_client()
     ratings = {1800: None, 1400: None, 1650: None, 1550: None}
@@ -156,6 +158,7 @@ def test_a_cancel_racing_a_match_has_exactly_one_outcome(mm_app):
     assert set(outcomes) <= {200, 409}
 
 
+@pytest.mark.slow
 def test_a_worker_gives_a_ticket_its_bot_fill_or_expires_it(mm_app, redis_url):
     client = mm_app.test_client()
     worker = start_worker(redis_url, mm_app.config["BOT_QUEUE"], stall_seconds=1)

@@ -132,6 +132,7 @@ def test_turns_come_by_sse_and_long_poll_and_the_bot_token_acts_only_in_its_own_
     assert requests.get(f"{live_server}/games/{other.json()['game']['id']}/view", headers=auth).status_code == 401
 
 
+@pytest.mark.slow
 def test_a_registered_bot_that_keeps_timing_out_gets_fallback_moves_then_forfeits(live_server):
     bot = register(live_server)["bot"]
     match = start_match(live_server, [bot["entrant"], "greedy"], games=3, move_seconds=1)
@@ -151,6 +152,7 @@ def test_a_registered_bot_that_keeps_timing_out_gets_fallback_moves_then_forfeit
     assert requests.get(f"{live_server}/games/{match['id']}-1").status_code == 404  # no game after the forfeit
 
 
+@pytest.mark.slow
 def test_no_deck_of_a_match_with_a_registered_bot_is_knowable_before_it_ends(live_server):
     """The match seed is hidden while it runs, a game's own seed (shown when that game ends) is a
     hash that gives nothing of it, and no game replays another's deck (no duplicate)."""
@@ -179,6 +181,7 @@ def test_levels_seat_the_bots_from_weakest_to_strongest(live_server):
         {"type": "human"}, {"type": "bot", "level": 7}]}).status_code == 422
 
 
+@pytest.mark.slow
 def test_a_forfeited_match_frees_its_unplayed_games_from_the_clients_cap(redis_url):
     from app import create_app
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "MATCH_GAMES_PER_CLIENT": 4,
@@ -254,6 +257,7 @@ def test_an_empty_after_is_refused_by_the_spec_as_by_the_server(live_server):
     assert re.search(pattern, "1700000000000-3")
 
 
+@pytest.mark.slow
 def test_a_node_bot_that_follows_the_readme_plays_a_20_game_match_within_the_default_limits(redis_url):
     """examples/outside_bot.mjs (fetch and a small SSE reader, no SDK) against greedy, every limit
     at its default: each turn event carries the view, so one request a turn; no 429, no timeout,

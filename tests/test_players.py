@@ -119,6 +119,7 @@ def test_the_notices_long_poll_tells_a_player_of_a_seat_taken_and_of_their_turn(
     assert later["notices"] == [] and later["cursor"] == answer["cursor"]
 
 
+@pytest.mark.slow
 def test_one_stream_carries_the_notices_of_every_game_of_a_player(live_server):
     token = requests.post(f"{live_server}/players", json={"name": "Amina"}).json()["token"]
     games = []
@@ -333,6 +334,7 @@ def test_the_player_stream_resumes_after_last_event_id(live_server):
         assert f"id: {notices[1]['id']}" in first and "event: your_turn" in first
 
 
+@pytest.mark.slow
 def test_a_settlement_lost_with_the_store_is_made_by_a_worker_sweeper(redis_url):
     """The rating's write fails after the game's last write stood (Redis dropped it): the note made
     before the write brings a real worker's sweeper to settle the game, once."""

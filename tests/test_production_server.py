@@ -18,6 +18,8 @@ from redis import Redis
 
 from http_helpers import in_one_window
 
+pytestmark = pytest.mark.slow  # gunicorn started and stopped: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 STREAMS = 300
 

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # load on a Redis Cluster: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import requests
 
+pytestmark = pytest.mark.slow  # generated clients: left out of the fast loop (pytest -m 'not slow')
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -6,7 +6,11 @@ typed and narrowed on `event` included (clients/spec-check/use.ts)."""
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tooling import require
+
+pytestmark = pytest.mark.slow  # generated clients: left out of the fast loop (pytest -m 'not slow')
 
 CHECK = Path(__file__).resolve().parent.parent / "clients" / "spec-check"
 

@@ -4,11 +4,15 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import train
 
 from app.bots.value import FEATURES, ValueModel
+
+pytestmark = pytest.mark.slow  # a training run: left out of the fast loop (pytest -m 'not slow')
 
 
 def test_a_short_training_run_writes_loadable_weights_with_their_provenance_and_resumes_where_it_stopped(tmp_path):

@@ -3,7 +3,11 @@
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tooling import require
+
+pytestmark = pytest.mark.slow  # generated clients: left out of the fast loop (pytest -m 'not slow')
 
 CLIENT = Path(__file__).resolve().parent.parent / "clients" / "typescript"
 

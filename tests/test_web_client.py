@@ -9,6 +9,8 @@ import requests
 
 from tooling import missing, require
 
+pytestmark = pytest.mark.slow  # Chromium: left out of the fast loop (pytest -m 'not slow')
+
 try:
     from playwright.sync_api import expect, sync_playwright
 except ImportError:

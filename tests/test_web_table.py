@@ -5,10 +5,14 @@ nothing lost (an own invite, a move made offline), the replay, the lobby's pages
 import re
 from pathlib import Path
 
+import pytest
+
 import requests
 
 from test_web_client import SCREENSHOTS, browser, page, play_out_over_http, sit_at  # noqa: F401 (fixtures)
 from tooling import missing
+
+pytestmark = pytest.mark.slow  # Chromium: left out of the fast loop (pytest -m 'not slow')
 
 try:
     import axe_playwright_python

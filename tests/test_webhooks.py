@@ -151,6 +151,7 @@ def first_delivery(deployment, kind="your_turn"):
     return deployment.wait(lambda: next((d for d in deployment.deliveries() if d["type"] == kind), None))
 
 
+@pytest.mark.slow
 def test_a_delivery_verifies_with_standard_webhooks_and_is_retried_with_the_same_id_until_taken(deployment):
     plans = {0: "fail", 1: "hang"}  # a 500, then longer than the attempt's timeout, then taken
     deployment.receiver.plan = lambda delivery_id, attempt: plans.get(attempt, "ok")
@@ -172,6 +173,7 @@ def test_a_delivery_verifies_with_standard_webhooks_and_is_retried_with_the_same
         Webhook("whsec_" + "QUJD" * 8).verify(verified[0]["body"], verified[0]["headers"])
 
 
+@pytest.mark.slow
 def test_a_delivery_that_never_succeeds_is_kept_as_failed_and_can_be_sent_again(deployment):
     deployment.receiver.plan = lambda delivery_id, attempt: "fail"
     deployment.player_game_against_a_bot()
@@ -192,6 +194,7 @@ def test_a_delivery_that_never_succeeds_is_kept_as_failed_and_can_be_sent_again(
     assert deployment.receiver.verified(delivery["id"])
 
 
+@pytest.mark.slow
 def test_no_delivery_is_lost_when_the_webhook_worker_is_killed_mid_attempt(deployment):
     deployment.receiver.plan = lambda delivery_id, attempt: "hang" if attempt == 0 else "ok"
     deployment.player_game_against_a_bot()
@@ -205,6 +208,7 @@ def test_no_delivery_is_lost_when_the_webhook_worker_is_killed_mid_attempt(deplo
     assert [a["status_code"] for a in delivered["attempts"]] == [204]  # the killed attempt left no record
 
 
+@pytest.mark.slow
 def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
     deployment = Deployment(own_redis.url)
     try:
@@ -220,6 +224,7 @@ def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
         deployment.close()
 
 
+@pytest.mark.slow
 def test_a_long_turn_sends_a_reminder_then_its_timeout_by_stream_and_webhook(deployment):
     """A reminder at half the turn (TURN_REMINDER_FRACTION 0.5 here): 4 s before the timeout, room
     for a late sweep on a loaded machine (a reminder after the turn ended is rightly not sent)."""
@@ -357,6 +362,7 @@ def test_every_notice_of_a_player_is_a_webhook_event_an_endpoint_may_take(redis_
     assert taken[0]["payload"]["data"]["game_id"] == game["id"]
 
 
+@pytest.mark.slow
 def test_an_endpoint_that_gives_no_answer_is_paused_and_no_other_delivery_waits_out_its_timeouts(redis_url):
     """A dead endpoint costs the webhook worker one timeout a pause, not one a delivery: the
     deliveries queued behind its first timeout are not sent to it (an attempt not sent, to come

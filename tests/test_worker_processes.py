@@ -17,6 +17,8 @@ from faults import children, start_worker, stop, worker_check, worker_env
 from test_faults import NO_LIMITS, wait_for
 from workers.runner import running
 
+pytestmark = pytest.mark.slow  # processes killed and restarted: left out of the fast loop (pytest -m 'not slow')
+
 EXPERTS = {"players": 2, "rules": {"preset": "simple", "target": 21},
            "seats": [{"type": "bot", "bot": "expert"}, {"type": "bot", "bot": "expert"}]}
 

@@ -140,6 +140,7 @@ def test_a_move_noted_again_is_not_dropped_by_a_sweep_that_read_the_older_note(r
     assert game_id not in dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
 
 
+@pytest.mark.slow
 def test_a_game_survives_its_worker_being_killed_mid_game(rq_app, redis_url, queue_name):
     client = rq_app.test_client()
     rv = client.post("/games", json={"players": 2, "rules": {"preset": "simple"},
@@ -214,6 +215,7 @@ def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
     assert events and events[0]["type"] == "turn_timeout" and events[0]["seat"] == game["awaiting"][0]
 
 
+@pytest.mark.slow
 def test_a_live_games_bot_reply_does_not_wait_behind_a_2000_game_match(rq_app, redis_url, queue_name):
     """One `ronda worker` with 2,000 expert games queued (about an hour and a half of work): a
     human's game still gets its bot's move at once, from the worker's live-moves process."""
