@@ -22,6 +22,10 @@ worker_connections = int(os.environ.get("RONDA_WORKER_CONNECTIONS", 10000))
 # net.core.somaxconn (docker-compose.yml raises it for the API).
 backlog = int(os.environ.get("RONDA_BACKLOG", 16384))
 graceful_timeout = 5
+# gevent's worker reads a connection's first request under the keep-alive timeout too: at gunicorn's
+# 2 s, a storm of reconnects whose greenlets wait longer than that for the loop (10,000 accepted at
+# once) was closed without a byte. 75 s outlasts a load balancer's usual idle timeout (60 s).
+keepalive = int(os.environ.get("RONDA_KEEPALIVE_SECONDS", 75))
 # gunicorn 25.1+ opens a control socket at ~/.gunicorn/gunicorn.ctl, one path for every gunicorn of
 # the account: two servers would take it from each other, and nothing here drives it.
 control_socket_disable = True

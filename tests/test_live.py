@@ -1,6 +1,7 @@
 """The live hub (app/live.py): one subscription per process, each change read and rendered once
 per distinct viewer, against a real Redis."""
 
+import json
 import time
 import uuid
 
@@ -91,7 +92,9 @@ def test_retry_after_comes_only_with_429_and_503_and_is_never_zero(redis_url):
     assert int(refused.headers["X-RateLimit-Reset"]) - time.time() <= 60
 
 
-def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_500(redis_url, monkeypatch):
+def test_a_stream_whose_change_feed_does_not_answer_starts_then_ends_with_a_reconnect_hint(redis_url, monkeypatch):
+    """Issue 50: never a 503 for want of a subscription (EventSource does not retry a 503): the
+    first byte goes at once, and the stream ends with `retry:` so the client reconnects."""
     import redis
     from app import create_app
     app = create_app({"REDIS_URL": redis_url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
@@ -103,8 +106,26 @@ def test_a_stream_whose_change_feed_does_not_answer_is_a_503_problem_not_a_bare_
 
     monkeypatch.setattr(app.live, "watch", silent)
     answer = client.get(f"/games/{game_id}/stream")
-    assert answer.status_code == 503 and answer.content_type == "application/problem+json"
-    assert answer.headers["Retry-After"] == "1"
+    assert answer.status_code == 200 and answer.mimetype == "text/event-stream"
+    assert answer.get_data(as_text=True) == ": connected\n\nretry: 1000\n\n"
+
+
+def problem_events(text: str) -> list[dict]:
+    return [json.loads(block.split("data: ", 1)[1]) for block in text.split("\n\n") if "event: problem" in block]
+
+
+def test_a_stream_of_no_such_game_or_with_a_false_token_ends_with_its_problem_event(client):
+    """The first byte goes before the store is asked, so what the store refuses is said in the
+    stream: a `problem` event with the problem+json body, and the stream ends (no reconnect hint)."""
+    missing = client.get("/games/no-such-game/stream").get_data(as_text=True)
+    assert missing.startswith(": connected\n\n") and "retry:" not in missing
+    assert [(p["status"], p["code"]) for p in problem_events(missing)] == [(404, "game_not_found")]
+    game_id = client.post("/games", json={"players": 2}).json["game"]["id"]
+    false_token = client.get(f"/games/{game_id}/stream", headers={"Authorization": "Bearer not-a-seat"})
+    refused = problem_events(false_token.get_data(as_text=True))
+    assert [(p["status"], p["code"]) for p in refused] == [(401, "invalid_token")]
+    resumed = client.get("/games/no-such-game/stream", headers={"Last-Event-ID": "3"}).get_data(as_text=True)
+    assert resumed.startswith(": resumed\n\n") and [p["status"] for p in problem_events(resumed)] == [404]
 
 
 def test_cors_answers_vary_by_origin_and_expose_what_a_browser_client_reads(redis_url):

@@ -12,6 +12,7 @@ from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOK
                      services, token_first)
 from .smorest import Blueprint
 from ..live.streams import event_stream
+from .problems import problem_of
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
 
@@ -110,8 +111,12 @@ class SeatView(MethodView):
 class Stream(MethodView):
     @blp.doc(operationId="streamGame", security=OPTIONAL_SEAT_TOKEN, parameters=[LAST_EVENT_ID])
     @blp.response(200, content_type="text/event-stream",
-                  description="Server-Sent Events: `snapshot` (the view) first, then `event` (each with its id); "
-                              "`: keep-alive` comments while idle; ends when the game is over")
+                  description="Server-Sent Events, answered at once with a `: connected` comment: `snapshot` (the "
+                              "view) first, then `event` (each with its id); `: keep-alive` comments while idle; ends "
+                              "when the game is over. A game that is not there, or a token that holds none of its "
+                              "seats, ends the stream with a `problem` event (its problem+json body): do not "
+                              "reconnect. A server that cannot serve it now ends it with `retry:`, and EventSource "
+                              "reconnects (with Last-Event-ID)")
     @documents_problems(blp, 401, 404, 422)
     def get(self, game_id):
         """Follow a game live (SSE), as a seat or a spectator
@@ -119,9 +124,8 @@ class Stream(MethodView):
         A `snapshot` (the view) first, then every `event` this viewer may see, each with its id; Last-
         Event-ID resumes without loss or duplicates. The stream ends with the game.
         """
-        seat = services().games.seat_for(game_id, bearer_token())
-        stream = event_stream(services().games, live(), game_id, seat, header_integer("Last-Event-ID"),
-                              current_app.config["SSE_KEEPALIVE_SECONDS"])
+        stream = event_stream(services().games, live(), game_id, bearer_token(), header_integer("Last-Event-ID"),
+                              current_app.config["SSE_KEEPALIVE_SECONDS"], problem_of)
         return Response(stream, mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -29,12 +29,16 @@ CODE_BY_STATUS = {
 }
 
 
-def problem_body(status: int, code: str, title: str, detail: str | None = None, **extensions) -> str:
+def problem_fields(status: int, code: str, title: str, detail: str | None = None, **extensions) -> dict:
     body = {"type": f"urn:ronda:problem:{code}", "title": title, "status": status, "code": code}
     if detail:
         body["detail"] = detail
     body.update({k: v for k, v in extensions.items() if v is not None})
-    return json.dumps(body)
+    return body
+
+
+def problem_body(status: int, code: str, title: str, detail: str | None = None, **extensions) -> str:
+    return json.dumps(problem_fields(status, code, title, detail, **extensions))
 
 
 def problem(status: int, code: str, title: str, detail: str | None = None, headers=None, **extensions):
@@ -45,14 +49,27 @@ def problem(status: int, code: str, title: str, detail: str | None = None, heade
     return response
 
 
+def _typed_status(error) -> int:
+    return error.status if isinstance(error, ServiceError) else ENGINE_STATUS[error.code]
+
+
+def problem_of(error) -> dict:
+    """A typed error's problem+json body: what its answer carries, and what a stream's `problem`
+    event carries once the stream has started."""
+    return problem_fields(_typed_status(error), error.code, error.code.replace("_", " ").capitalize(), error.message,
+                          **error.details)
+
+
 def _from_typed(error):
-    status = error.status if isinstance(error, ServiceError) else ENGINE_STATUS[error.code]
-    title = error.code.replace("_", " ").capitalize()
+    status = _typed_status(error)
     retry_after = getattr(error, "retry_after", None) or RETRY_AFTER_SECONDS.get(status)
     headers = {"Retry-After": str(retry_after)} if retry_after else {}
     if status == 401:  # RFC 9110 §11.6.1: say how to authenticate
         headers["WWW-Authenticate"] = 'Bearer realm="ronda"'
-    return problem(status, error.code, title, error.message, headers=headers, **error.details)
+    response = make_response(json.dumps(problem_of(error)), status)
+    response.mimetype = PROBLEM_MEDIA_TYPE
+    response.headers.update(headers)
+    return response
 
 
 def _store_unavailable(error):

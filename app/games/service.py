@@ -55,7 +55,11 @@ class GameService:
         if token is None:
             self.version(game_id)  # the cheapest read that says whether it exists
             return None
-        return self.seats.seat_of(self.load(game_id).doc, token)
+        return self.seat_in(self.load(game_id), token)
+
+    def seat_in(self, loaded: LoadedGame, token: str | None) -> int:
+        """The seat `token` may act for in this game; 401 for any other token."""
+        return self.seats.seat_of(loaded.doc, token)
 
     def view(self, game_id: str, token: str | None = None) -> tuple[dict, int]:
         """The spectator view, or with a seat token that seat's own view."""

@@ -7,11 +7,13 @@ comments; a finished game's stream ends; a stopping server ends its streams with
 reconnect hint.
 """
 
-import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 
+from ..errors import ServiceError
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
 
@@ -61,7 +63,8 @@ class _Flight:
         self.answer, self.error = None, None
 
 
-_SNAPSHOTS = SingleFlight()  # this process's snapshot reads, shared by its streams
+_SHARED = SingleFlight()  # this process's reads for streams: a game's document, a viewer's snapshot or events
+WATCH_PATIENCE = 10.0  # seconds a started stream waits for its game's subscription before it says reconnect
 
 
 def sse(kind: str, data, event_id: int | None = None) -> str:
@@ -73,82 +76,93 @@ def render_event(event) -> str:
     return sse("event", event, event["id"])
 
 
-def event_stream(service, hub, game_id: str, seat: int | None, last_event_id: int | None, keepalive: float):
-    """The stream's chunks. The game is watched and the first chunk made before this returns: a
-    change feed that fails then is a 503 problem, not a server's bare 500 at the stream's start.
-    The first byte goes at once; the snapshot follows when its read comes (in a reconnect storm,
-    one read for all the streams of a game and viewer, retried while the store is too busy, for
-    SNAPSHOT_PATIENCE at most). Once started, a failure ends the stream with a reconnect hint, and
-    the client resumes with Last-Event-ID."""
-    watcher = hub.watch(game_id, seat)  # before reading, so no change slips between
-    chunks = _events(service, hub, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive)
-    return itertools.chain([next(chunks)], chunks)
+def event_stream(service, hub, game_id: str, token: str | None, last_event_id: int | None, keepalive: float,
+                 problem_of: Callable[[Exception], dict]):
+    """The stream's chunks. The first byte goes before anything waits on Redis or the change feed:
+    in a reconnect storm (every client after a deploy) each stream is answered at once and then
+    waits, bounded, for reads it shares with the streams of the same game and viewer. A game or
+    token the store refuses ends the stream with a `problem` event (`problem_of(error)`, the
+    problem+json body: the client stops there); a store or feed that does not answer in time ends
+    it with a reconnect hint, and the client resumes with Last-Event-ID."""
+    metrics.OPEN_STREAMS.inc()
+    watcher = None
+    try:
+        yield ": connected\n\n" if last_event_id is None else ": resumed\n\n"
+        started = time.monotonic()
+        try:
+            seat = None if token is None else _patiently(
+                lambda: service.seat_in(_SHARED.run(("game", game_id), started, lambda: service.load(game_id)), token))
+            watcher = hub.watch(game_id, seat, timeout=WATCH_PATIENCE)  # before reading: no change slips between
+            yield from _events(service, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive)
+        except ServiceError as refused:
+            yield sse("problem", problem_of(refused))
+        except StoreUnavailable:  # the store, or the change feed, did not answer in time
+            yield RECONNECT_HINT
+    finally:
+        metrics.OPEN_STREAMS.dec()
+        if watcher is not None:
+            hub.unwatch(watcher)
 
 
-def _snapshot(service, game_id, seat, since):
-    """The viewer's view, read once for the streams watching since before the read; None when the
-    store has not answered within SNAPSHOT_PATIENCE."""
+def _patiently(read):
+    """`read()`, tried again while the store is too busy to answer, for SNAPSHOT_PATIENCE at most
+    (then its StoreUnavailable)."""
     deadline, pause = time.monotonic() + SNAPSHOT_PATIENCE, SNAPSHOT_RETRY[0]
     while True:
         try:
-            return _SNAPSHOTS.run((game_id, seat), since, lambda: service.view_as(game_id, seat)[0])
+            return read()
         except StoreUnavailable:
             if time.monotonic() + pause > deadline:
-                return None
+                raise
             time.sleep(pause)
             pause = min(pause * 2, SNAPSHOT_RETRY[1])
 
 
-def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, keepalive):
-    metrics.OPEN_STREAMS.inc()
-    try:
-        if last_event_id is None:
-            yield ": connected\n\n"  # at once: the client knows the stream is open while its snapshot comes
-            view = _snapshot(service, game_id, seat, watched_at)
-            if view is None:
-                yield RECONNECT_HINT
+def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepalive):
+    if last_event_id is None:
+        view = _patiently(lambda: _SHARED.run(("view", game_id, seat), watched_at,
+                                              lambda: service.view_as(game_id, seat)[0]))
+        last_event_id = view["event_count"]
+        yield sse("snapshot", view, last_event_id)
+        if view["status"] == "finished":
+            return
+    else:
+        after = last_event_id
+        missed = _patiently(lambda: _SHARED.run(("events", game_id, seat, after), watched_at,
+                                                lambda: list(_read_after(service, game_id, seat, after))))
+        for event_id, kind, text in missed:
+            yield text
+            last_event_id = event_id
+            if kind == "game_over":
                 return
-            last_event_id = view["event_count"]
-            yield sse("snapshot", view, last_event_id)
-            if view["status"] == "finished":
+        status = _patiently(lambda: _SHARED.run(("game", game_id), watched_at, lambda: service.load(game_id)))
+        if status.doc["status"] == "finished":
+            return
+    while True:
+        item = watcher.next(keepalive)
+        if item is None:
+            yield ": keep-alive\n\n"
+            continue
+        kind, payload = item
+        if kind == "closed":
+            yield RECONNECT_HINT
+            return
+        _, events, joined = payload
+        if events and events[0][0] == last_event_id + 1:  # the usual case: the audience's one text, one write
+            yield joined
+            last_event_id = events[-1][0]
+            if events[-1][1] == "game_over":
                 return
-        else:
-            yield ": resumed\n\n"  # the answer starts now, so the client knows the stream is open
-            for event_id, kind, text in _read_after(service, game_id, seat, last_event_id):
-                yield text
-                last_event_id = event_id
-                if kind == "game_over":
-                    return
-            if service.status(game_id) == "finished":
+            continue
+        if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
+            events = _read_after(service, game_id, seat, last_event_id)
+        for event_id, kind, text in events:
+            if event_id <= last_event_id:
+                continue  # already sent: it came while this stream read the log itself
+            yield text
+            last_event_id = event_id
+            if kind == "game_over":
                 return
-        while True:
-            item = watcher.next(keepalive)
-            if item is None:
-                yield ": keep-alive\n\n"
-                continue
-            kind, payload = item
-            if kind == "closed":
-                yield RECONNECT_HINT
-                return
-            _, events, joined = payload
-            if events and events[0][0] == last_event_id + 1:  # the usual case: the audience's one text, one write
-                yield joined
-                last_event_id = events[-1][0]
-                if events[-1][1] == "game_over":
-                    return
-                continue
-            if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
-                events = _read_after(service, game_id, seat, last_event_id)
-            for event_id, kind, text in events:
-                if event_id <= last_event_id:
-                    continue  # already sent: it came while this stream read the log itself
-                yield text
-                last_event_id = event_id
-                if kind == "game_over":
-                    return
-    finally:
-        metrics.OPEN_STREAMS.dec()
-        hub.unwatch(watcher)
 
 
 def _read_after(service, game_id, seat, last_event_id):
@@ -165,25 +179,28 @@ def _read_after(service, game_id, seat, last_event_id):
 def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float):
     """Every notice of an inbox (a bot's turns, a player's notices) after `after`, as it comes: the
     stream waits on the process's one subscription and reads the inbox (`read_after(after)`) only
-    when told of a new notice, so it holds no Redis connection."""
-    watcher = hub.watch(topic, wants_events=False)  # before reading, so no notice slips between
-
-    def notices(after):
-        try:
-            yield ": connected\n\n"
-            while True:
-                found = read_after(after)
-                for notice in found:
-                    after = notice["id"]
-                    yield sse(notice["type"], notice, notice["id"])
-                if found:
-                    continue  # there may be more than one read's worth
-                item = watcher.next(keepalive)
-                if item is None:
-                    yield ": keep-alive\n\n"
-                elif item[0] == "closed":
-                    yield RECONNECT_HINT
-                    return
-        finally:
+    when told of a new notice, so it holds no Redis connection. Its first byte goes before the
+    subscription is waited for; a feed or store that does not answer in time ends it with a
+    reconnect hint."""
+    watcher = None
+    try:
+        yield ": connected\n\n"
+        watcher = hub.watch(topic, wants_events=False, timeout=WATCH_PATIENCE)  # before reading: none slips
+        while True:
+            found = _patiently(partial(read_after, after))
+            for notice in found:
+                after = notice["id"]
+                yield sse(notice["type"], notice, notice["id"])
+            if found:
+                continue  # there may be more than one read's worth
+            item = watcher.next(keepalive)
+            if item is None:
+                yield ": keep-alive\n\n"
+            elif item[0] == "closed":
+                yield RECONNECT_HINT
+                return
+    except StoreUnavailable:
+        yield RECONNECT_HINT
+    finally:
+        if watcher is not None:
             hub.unwatch(watcher)
-    return notices(after)

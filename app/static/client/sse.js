@@ -1,7 +1,8 @@
 // Server-Sent Events over fetch, so a seat can send its token (EventSource cannot set headers).
 // After a drop it reconnects with Last-Event-ID and the server resumes after that event:
-// nothing lost, nothing repeated. It stops once the game is over. With `after`, it starts after
-// that event (no snapshot).
+// nothing lost, nothing repeated. It stops once the game is over, or when the server refuses the
+// stream with a `problem` event (no such game, a token that is not a seat's). With `after`, it
+// starts after that event (no snapshot).
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -10,6 +11,7 @@ export function follow(path, { token, after = null, onSnapshot = () => {}, onEve
   let stopped = false;
   let controller = null;
   let over = false;
+  let refused = null;
 
   function dispatch(message) {
     if (message.id !== undefined) lastEventId = message.id;
@@ -21,6 +23,8 @@ export function follow(path, { token, after = null, onSnapshot = () => {}, onEve
     } else if (message.event === "event") {
       over = over || data.type === "game_over";
       onEvent(data);
+    } else if (message.event === "problem") {
+      refused = data;
     }
   }
 
@@ -50,7 +54,7 @@ export function follow(path, { token, after = null, onSnapshot = () => {}, onEve
 
   (async () => {
     let delay = 500;
-    while (!stopped && !over) {
+    while (!stopped && !over && !refused) {
       controller = new AbortController();
       try {
         const headers = { Accept: "text/event-stream" };
@@ -64,12 +68,13 @@ export function follow(path, { token, after = null, onSnapshot = () => {}, onEve
       } catch {
         if (stopped) return;
       }
-      if (over || stopped) break;
+      if (over || stopped || refused) break;
       onStatus("reconnecting");
       await sleep(delay);
       delay = Math.min(delay * 2, 5000);
     }
     if (over) onStatus("over");
+    else if (refused) onStatus(`refused: ${refused.detail || refused.title}`);
   })();
 
   return () => {
