@@ -57,3 +57,66 @@ def test_a_humans_action_in_a_game_with_a_bot_costs_three_round_trips(own_redis)
     redis_client = redis.Redis.from_url(url)
     assert any(redis_client.zscore(f"games:due_moves:{bucket}", games[1][0]) for bucket in range(16))
     assert f"bot-{games[1][0]}-{games[1][2]['version'] + 1}".encode() in redis_client.lrange("rq:queue:trips", 0, -1)
+
+
+def test_a_players_action_costs_three_round_trips_and_their_view_one(own_redis):
+    """Issue 50: a player token is checked against its player once a day per process (the check
+    keeps the player alive), not on every request: an action reads the game, writes it, and posts
+    the other player's `your_turn`; a view only reads the game."""
+    url = own_redis.url
+    app = create_app({"REDIS_URL": url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    amina, omar = (client.post("/players", json={"name": name}).json["token"] for name in ("Amina", "Omar"))
+    created = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
+                                          "seats": [{"type": "human", "mine": True}, {"type": "open"}]},
+                          headers={"Authorization": f"Bearer {amina}"}).json
+    game_id = created["game"]["id"]
+    claimed = client.post(f"/games/{game_id}/seats/1", json={}, headers={"Authorization": f"Bearer {omar}"})
+    assert claimed.status_code == 201
+    tokens = {0: amina, 1: omar}
+
+    def act():
+        seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+        view = client.get(f"/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
+        answer = client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                             headers={"Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{view["version"]}"'})
+        assert answer.status_code == 200
+        return seat
+
+    act(), act()  # each player's token checked once (and the process's scripts loaded)
+    seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    assert commands_of(url, lambda: client.get(f"/games/{game_id}/view", headers=headers)) == ["HMGET"]
+    view = client.get(f"/games/{game_id}/view", headers=headers).json
+
+    def action():
+        answer = client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                             headers={**headers, "If-Match": f'"{view["version"]}"'})
+        assert answer.status_code == 200
+    assert commands_of(url, action) == ["HMGET", "EVALSHA", "EVALSHA"]
+
+
+def test_a_checked_token_is_checked_again_after_a_day_or_half_its_accounts_idle_time():
+    from app.accounts.tokens import AccountTokens
+    from app.errors import InvalidToken
+    from app.games.seats import token_digest
+    now = [0.0]
+    tokens = AccountTokens(b"secret", "player", "rply.", idle_ttl=365 * 24 * 3600, clock=lambda: now[0])
+    token = tokens.derive("p1", "salt")
+    loads = []
+
+    def load(account_id):
+        loads.append(account_id)
+        return {"token_hash": token_digest(token)}
+    assert [tokens.owner(token, load) for _ in range(3)] == ["p1"] * 3 and loads == ["p1"]
+    now[0] = 24 * 3600 + 1
+    assert tokens.owner(token, load) == "p1" and loads == ["p1", "p1"]
+    false = tokens.derive("p1", "other salt")
+    for _ in range(2):  # a false token is never remembered
+        try:
+            tokens.owner(false, load)
+            raise AssertionError("a false token was taken")
+        except InvalidToken:
+            pass
+    assert loads == ["p1"] * 4
+    assert AccountTokens(b"secret", "bot", "rbot.", idle_ttl=3600).recheck_seconds == 1800

@@ -27,7 +27,7 @@ class AccountService:
     def __init__(self, store, ladders: Ladders, utc_now, secret: bytes):
         self.store, self.ladders = store, ladders
         self.utc_now = utc_now
-        self.tokens = AccountTokens(secret, "bot", TOKEN_PREFIX)
+        self.tokens = AccountTokens(secret, "bot", TOKEN_PREFIX, store.idle_ttl)
 
     # ----- registry ----------------------------------------------------------------------------
     def register(self, name: str, description: str | None, client: str, per_hour: int, cap: int,

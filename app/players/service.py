@@ -28,7 +28,7 @@ class PlayerService:
     def __init__(self, store, ladders: Ladders, utc_now, secret: bytes, webhooks: WebhookService):
         self.store, self.ladders, self.webhooks = store, ladders, webhooks
         self.utc_now = utc_now
-        self.tokens = AccountTokens(secret, "player", TOKEN_PREFIX)
+        self.tokens = AccountTokens(secret, "player", TOKEN_PREFIX, store.idle_ttl)
 
     def register(self, name: str, player_id: str | None = None, app_id: str = PUBLIC_APP,
                  admit=lambda: None) -> tuple[dict, str]:
