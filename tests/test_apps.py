@@ -234,3 +234,34 @@ def test_the_operator_cli_creates_lists_shows_rotates_and_revokes_apps(redis_url
     assert ronda_apps(redis_url, "revoke", app_id)["revoked_at"]
     time.sleep(2.5)
     assert requests.get(f"{base}/games?status=open", headers=in_app(rotated["key"])).status_code == 401
+
+
+def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_redis, monkeypatch):
+    """Issue 50: each app's live games and deliveries are read in one pipeline, not a few commands an
+    app. A round trip is one request written to Redis (a pipeline writes all its commands at once)."""
+    import redis.connection
+
+    from app import create_app
+    app = create_app({"REDIS_URL": own_redis.url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    sent = []
+    real_send = redis.connection.AbstractConnection.send_packed_command
+
+    def counted(connection, command, *args, **kwargs):
+        sent.append(command)
+        return real_send(connection, command, *args, **kwargs)
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counted)
+
+    def round_trips_of_a_scrape() -> int:
+        before = len(sent)
+        assert client.get("/metrics").status_code == 200
+        return len(sent) - before
+    app.services.apps.create("Cafe Ronda")
+    round_trips_of_a_scrape()  # the first scrape of a process registers what it reads
+    with_one = round_trips_of_a_scrape()
+    created = [app.services.apps.create(f"Studio {n}")[0]["id"] for n in range(30)]
+    client.post("/games", json={"players": 2}, headers={"X-Ronda-App": app.services.apps.rotate(created[0], 0)[1]})
+    with_thirty_one = round_trips_of_a_scrape()
+    assert with_one == with_thirty_one <= 6, (with_one, with_thirty_one)  # apps, 2 pipelines, 3 queue depths
+    text = client.get("/metrics").get_data(as_text=True)
+    assert f'ronda_app_live_games{{app="{created[0]}"}} 1.0' in text

@@ -212,7 +212,7 @@ class Me(MethodView):
         """Your app: its quotas, players, live games and webhook deliveries by status"""
         app_id = own_app()
         return {"app": services().apps.show(app_id), "live_games": services().store.listings.live_count(app_id),
-                "deliveries": services().webhooks.counts(app_id)}
+                "deliveries": services().webhooks.counts([app_id])[app_id]}
 
 
 @blp.route("/webhooks")

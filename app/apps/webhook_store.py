@@ -91,8 +91,14 @@ class WebhookStore:
             pipe.hget(delivery_key(app_id, delivery_id.decode()), "doc")
         return [json.loads(doc) for doc in pipe.execute() if doc], total
 
-    def counts(self, app_id: str) -> dict[str, int]:
-        return {key.decode(): int(value) for key, value in self.redis.hgetall(delivery_counts_key(app_id)).items()}
+    def counts(self, app_ids: list[str]) -> dict[str, dict[str, int]]:
+        """Each app's deliveries by status, in one pipeline."""
+        pipe = self.redis.pipeline(transaction=False)
+        for app_id in app_ids:
+            pipe.hgetall(delivery_counts_key(app_id))
+        found = pipe.execute() if app_ids else []
+        return {app_id: {key.decode(): int(value) for key, value in counts.items()}
+                for app_id, counts in zip(app_ids, found, strict=True)}
 
     # ----- what is due -------------------------------------------------------------------------
     def schedule(self, app_id: str, delivery_id: str, due_ms: int):

@@ -49,11 +49,19 @@ class GameListings:
 
     def live_count(self, app_id: str) -> int:
         """An app's open and active games (its live games quota; expired ones count until pruned)."""
+        return self.live_counts([app_id])[app_id]
+
+    def live_counts(self, app_ids: list[str]) -> dict[str, int]:
+        """Each app's live games, in one pipeline: a metrics scrape costs the same round trips
+        whatever the number of apps."""
         pipe = self.redis.pipeline(transaction=False)
-        for status in ("open", "active"):
-            for bucket in range(INDEX_BUCKETS):
-                pipe.zcard(status_index_key(status, bucket, app_id))
-        return sum(pipe.execute())
+        for app_id in app_ids:
+            for status in ("open", "active"):
+                for bucket in range(INDEX_BUCKETS):
+                    pipe.zcard(status_index_key(status, bucket, app_id))
+        counts = pipe.execute() if app_ids else []
+        per_app = 2 * INDEX_BUCKETS
+        return {app_id: sum(counts[i * per_app:(i + 1) * per_app]) for i, app_id in enumerate(app_ids)}
 
     def prune_index(self, status: str, listed_before: float, limit: int, app_id: str = PUBLIC_APP) -> int:
         """Drop from an app's listing the games listed before `listed_before` that have expired since
