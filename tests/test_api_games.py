@@ -234,14 +234,14 @@ def test_a_game_dealt_from_a_creators_deck_says_so_in_listings_before_anyone_joi
 
 def test_finished_games_expire_kept_as_one_compressed_value(app, client):
     """Issue 42: nothing grows with a finished game: its document and events become one value,
-    read through the same API, and it expires."""
+    read through the same API, and it expires; beside it, the line a listing shows (issue 50)."""
     from app.ops.keys import events_key, state_key
     game, tokens = create(client, preset="elaborate", seed="expiry")
     _, _ = play_to_the_end(client, game, tokens, random.Random(2))
     redis = app.services.store.redis
     ttl = app.config["FINISHED_GAME_TTL"]
     assert 0 < redis.ttl(state_key(game["id"])) <= ttl and not redis.exists(events_key(game["id"]))
-    assert set(redis.hkeys(state_key(game["id"]))) == {b"version", b"packed"}
+    assert set(redis.hkeys(state_key(game["id"]))) == {b"version", b"packed", b"listing"}
     events = client.get(f"/games/{game['id']}/events?limit=2000").json
     assert [e["id"] for e in events] == list(range(1, len(events) + 1)) and events[-1]["type"] == "game_over"
     assert client.get(f"/games/{game['id']}/events?after=3&limit=2").json == events[3:5]

@@ -9,8 +9,9 @@ import redis
 from app import create_app
 
 
-def commands_of(url, do) -> list[str]:
-    """The commands clients sent while `do()` ran (scripts' inner commands left out)."""
+def commands_of(url, do, whole=False) -> list[str]:
+    """The commands clients sent while `do()` ran (scripts' inner commands left out): their names,
+    or `whole`, each with its arguments."""
     seen, stop = [], threading.Event()
 
     def monitor():
@@ -27,7 +28,7 @@ def commands_of(url, do) -> list[str]:
     time.sleep(0.3)
     stop.set()
     redis.Redis.from_url(url).ping()
-    return [c["command"].split()[0] for c in seen[mark:] if c.get("client_type") != "lua"
+    return [c["command"] if whole else c["command"].split()[0] for c in seen[mark:] if c.get("client_type") != "lua"
             and not c["command"].startswith("PING")]
 
 
@@ -120,3 +121,35 @@ def test_a_checked_token_is_checked_again_after_a_day_or_half_its_accounts_idle_
             pass
     assert loads == ["p1"] * 4
     assert AccountTokens(b"secret", "bot", "rbot.", idle_ttl=3600).recheck_seconds == 1800
+
+
+def test_a_listing_of_finished_games_reads_their_lines_not_their_packed_records(own_redis):
+    """Issue 50: a finished game is packed with the line a listing shows of it; listing finished
+    games (and a player's) reads those lines in one pipeline and never the compressed record."""
+    import random
+
+    from http_helpers import bearer, create, play_to_the_end
+    url = own_redis.url
+    app = create_app({"REDIS_URL": url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    player = client.post("/players", json={"name": "Amina"}).json["token"]
+    finished = []
+    for _ in range(3):
+        game, tokens = create(client, preset="simple", token=player,
+                              seats=[{"type": "human", "mine": True}, {"type": "human"}])
+        tokens[0] = player
+        finished.append(play_to_the_end(client, game, tokens, random.Random(1))[0])
+    listings = {}
+
+    def list_them():
+        listings["all"] = client.get("/games?status=finished&page_size=50").json
+        listings["mine"] = client.get("/players/me/games?status=finished", headers=bearer(player)).json
+    commands = commands_of(url, list_them, whole=True)
+    listed = {game["id"]: game for game in listings["all"]}
+    for game in finished:
+        assert listed[game["id"]]["scores"] == game["scores"] and listed[game["id"]]["version"] == game["version"]
+    assert {game["id"] for game in listings["mine"]} == {game["id"] for game in finished}
+    assert all(game["seat"] == 0 and game["your_turn"] is False for game in listings["mine"])
+    reads = [command for command in commands if command.startswith("HMGET")]
+    assert len(reads) == 6 and all(read.endswith("state version listing doc") for read in reads), reads
+    assert not [command for command in commands if "packed" in command], commands

@@ -1,6 +1,6 @@
 """What follows a game's write, each given to the writer by the wiring (app/wiring.py)."""
 
-from .records import ACTIVE, FINISHED, AfterWrite, Written, view_of
+from .records import ACTIVE, FINISHED, AfterWrite, Written, summary, view_of
 from .seats import registered_bot_of
 
 
@@ -68,4 +68,4 @@ class PackFinished(AfterWrite):
 
     def __call__(self, written: Written) -> None:
         if written.doc["status"] == FINISHED and written.previous_status != FINISHED:
-            self.store.pack(written.doc["id"], written.version)
+            self.store.pack(written.doc["id"], written.version, summary(written.doc, written.version))

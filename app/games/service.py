@@ -13,7 +13,7 @@ from ..errors import (GameNotOver, GameNotStarted, PreconditionRequired,
 from ..ops import metrics
 from .document import GameDocument, MatchPlace
 from .records import ACTIVE, FINISHED, OPEN, summary, view_of
-from .seats import Seats, seat_of_player
+from .seats import Seats
 from .store import GameMissing, LoadedGame
 from .writer import GameWriter, found
 
@@ -100,35 +100,38 @@ class GameService:
     def summaries(self, game_ids: list[str]) -> tuple[list[dict], list[str]]:
         """The summaries of the games still stored, and the ids of those that expired."""
         kept, gone = [], []
-        for game_id in game_ids:
-            try:
-                version, doc = self.store.load(game_id)
-            except GameMissing:
+        for game_id, entry in zip(game_ids, self.store.listed(game_ids), strict=True):
+            if entry is None:
                 gone.append(game_id)
                 continue
-            kept.append(summary(doc, version))
+            version, listing, doc = entry
+            kept.append(listing if doc is None else summary(doc, version))
         return kept, gone
 
     def games_of_player(self, player_id: str, status: str, offset: int, limit: int) -> tuple[list[dict], int]:
         """A page of the player's games of `status`, newest first, each with the player's seat and
         whether it is their turn. Games that expired, or where the player holds no seat after all
         (a claim that lost its race), leave the player's listing when met."""
-        listed: list[tuple[LoadedGame, int]] = []
+        listed: list[tuple[dict, int, GameDocument | None]] = []  # (its line, the player's seat, a live document)
         dropped = []
-        for game_id in self.players.store.game_ids(player_id):
-            loaded = self.find(game_id)
-            seat = seat_of_player(loaded.doc, player_id) if loaded else None
-            if loaded is None or seat is None:
+        game_ids = self.players.store.game_ids(player_id)
+        for game_id, entry in zip(game_ids, self.store.listed(game_ids), strict=True):
+            if entry is None:
                 dropped.append(game_id)
-            elif loaded.doc["status"] == status:
-                listed.append((loaded, seat))
+                continue
+            version, listing, doc = entry
+            line = listing if doc is None else summary(doc, version)
+            seat = next((s["seat"] for s in line["seats"] if s["player"] == player_id), None)
+            if seat is None:
+                dropped.append(game_id)
+            elif line["status"] == status:
+                listed.append((line, seat, doc))
         self.players.store.forget_games(player_id, dropped)
         page = []
-        for loaded, seat in listed[offset:offset + limit]:
-            awaiting = game_from_dict(loaded.doc["engine"], record_events=False).awaiting()
-            due = loaded.doc.get("move_due_at")
-            page.append({**summary(loaded.doc, loaded.version), "seat": seat,
-                         "your_turn": status == ACTIVE and seat in awaiting, "move_due_at": due,
+        for line, seat, doc in listed[offset:offset + limit]:
+            awaiting = game_from_dict(doc["engine"], record_events=False).awaiting() if doc else []
+            due = doc.get("move_due_at") if doc else None
+            page.append({**line, "seat": seat, "your_turn": status == ACTIVE and seat in awaiting, "move_due_at": due,
                          "seconds_left": None if due is None else max(0.0, round(due - time.time(), 1))})
         return page, len(listed)
 

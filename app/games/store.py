@@ -65,11 +65,12 @@ return 1
 """
 
 
-# KEYS: state hash, event list. ARGV: the version packed, the packed game. A finished game becomes
-# one value: its document and events, compressed; unless a write came since (none should).
+# KEYS: state hash, event list. ARGV: the version packed, the packed game, its listing line. A
+# finished game becomes one value, its document and events compressed, beside the line a listing
+# shows of it (read without unpacking the rest); unless a write came since (none should).
 _PACK = """
 if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'packed', ARGV[2])
+redis.call('HSET', KEYS[1], 'packed', ARGV[2], 'listing', ARGV[3])
 redis.call('HDEL', KEYS[1], 'doc')
 redis.call('DEL', KEYS[2])
 return 1
@@ -193,9 +194,10 @@ class GameStore:
             raise GameMissing(game_id)
         return LoadedGame(int(version), json.loads(doc) if doc is not None else _unpacked(packed)["doc"])
 
-    def pack(self, game_id: str, version: int) -> bool:
+    def pack(self, game_id: str, version: int, listing: dict) -> bool:
         """Keep a finished game as one compressed value (its document and every event): about a
-        seventh of the bytes, read through the same calls. False if it changed since `version`."""
+        seventh of the bytes, read through the same calls; `listing` (its line in a listing) is kept
+        beside it, plain. False if it changed since `version`."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hget(state_key(game_id), "doc")
         pipe.lrange(events_key(game_id), 0, -1)
@@ -203,7 +205,24 @@ class GameStore:
         if doc is None or not events:
             return False
         packed = zlib.compress(b'{"doc":%s,"events":[%s]}' % (doc, b",".join(events)), 9)
-        return bool(self._pack(keys=[state_key(game_id), events_key(game_id)], args=[version, packed]))
+        return bool(self._pack(keys=[state_key(game_id), events_key(game_id)], args=[version, packed, _dump(listing)]))
+
+    def listed(self, game_ids: list[str]) -> list[tuple[int, dict | None, GameDocument | None] | None]:
+        """What a listing needs of each game, in one pipeline: (version, the listing line a finished
+        game was packed with, None) without unpacking its record, else (version, None, its document);
+        None for a game gone."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(state_key(game_id), "version", "listing", "doc")
+        found: list[tuple[int, dict | None, GameDocument | None] | None] = []
+        for game_id, (version, listing, doc) in zip(game_ids, pipe.execute() if game_ids else [], strict=True):
+            if version is None:
+                found.append(None)
+            elif listing is not None:
+                found.append((int(version), json.loads(listing), None))
+            else:  # live, or packed before listing lines were kept
+                found.append((int(version), None, json.loads(doc) if doc is not None else self.load(game_id).doc))
+        return found
 
     def version(self, game_id: str) -> int:
         version = self.redis.hget(state_key(game_id), "version")
