@@ -118,13 +118,19 @@ def _patiently(read):
             pause = min(pause * 2, SNAPSHOT_RETRY[1])
 
 
+def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
+    """The viewer's view as a snapshot event, rendered once for all the streams that share it:
+    (its last event id, the game's status, the text)."""
+    view = service.view_as(game_id, seat)[0]
+    return view["event_count"], view["status"], sse("snapshot", view, view["event_count"])
+
+
 def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepalive):
     if last_event_id is None:
-        view = _patiently(lambda: _SHARED.run(("view", game_id, seat), watched_at,
-                                              lambda: service.view_as(game_id, seat)[0]))
-        last_event_id = view["event_count"]
-        yield sse("snapshot", view, last_event_id)
-        if view["status"] == "finished":
+        last_event_id, status, text = _patiently(lambda: _SHARED.run(("view", game_id, seat), watched_at,
+                                                                     lambda: _snapshot(service, game_id, seat)))
+        yield text
+        if status == "finished":
             return
     else:
         after = last_event_id
