@@ -2,9 +2,10 @@
 
 `Last-Event-ID` resumes after that event without loss or duplicates (the ids are the event
 log's own). New events come from the process's live hub (app/live/hub.py), rendered once per
-viewer for every stream; a stream holds no Redis connection. An idle stream gets keep-alive
-comments; a finished game's stream ends; a stopping server ends its streams with a
-reconnect hint.
+viewer for every stream; a stream holds no Redis connection. Its first byte goes before any
+wait; what the store refuses ends it with a `problem` event, what does not answer in time with a
+reconnect hint. An idle stream gets keep-alive comments; a finished game's stream ends; a
+stopping server ends its streams with a reconnect hint.
 """
 
 import json
@@ -18,8 +19,8 @@ from ..ops import metrics
 from ..ops.connection import StoreUnavailable
 
 RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
-SNAPSHOT_PATIENCE = 30.0  # seconds a stream that has started waits for its snapshot (a reconnect storm)
-SNAPSHOT_RETRY = (0.1, 1.0)  # the first and the longest pause between tries of a snapshot's read
+READ_PATIENCE = 30.0  # seconds a started stream keeps trying a read the store is too busy for (a storm)
+READ_RETRY = (0.1, 1.0)  # the first and the longest pause between those tries
 
 
 class SingleFlight:
@@ -105,9 +106,9 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
 
 
 def _patiently(read):
-    """`read()`, tried again while the store is too busy to answer, for SNAPSHOT_PATIENCE at most
+    """`read()`, tried again while the store is too busy to answer, for READ_PATIENCE at most
     (then its StoreUnavailable)."""
-    deadline, pause = time.monotonic() + SNAPSHOT_PATIENCE, SNAPSHOT_RETRY[0]
+    deadline, pause = time.monotonic() + READ_PATIENCE, READ_RETRY[0]
     while True:
         try:
             return read()
@@ -115,7 +116,7 @@ def _patiently(read):
             if time.monotonic() + pause > deadline:
                 raise
             time.sleep(pause)
-            pause = min(pause * 2, SNAPSHOT_RETRY[1])
+            pause = min(pause * 2, READ_RETRY[1])
 
 
 def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
