@@ -3,6 +3,7 @@ per distinct viewer, against a real Redis."""
 
 import json
 import time
+from pathlib import Path
 import uuid
 
 from app.ops.keys import changes_channel
@@ -120,6 +121,8 @@ def test_a_stream_of_no_such_game_or_with_a_false_token_ends_with_its_problem_ev
     missing = client.get("/games/no-such-game/stream").get_data(as_text=True)
     assert missing.startswith(": connected\n\n") and "retry:" not in missing
     assert [(p["status"], p["code"]) for p in problem_events(missing)] == [(404, "game_not_found")]
+    spec = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
+    assert set(spec["components"]["schemas"]["Problem"]["required"]) <= set(problem_events(missing)[0])
     game_id = client.post("/games", json={"players": 2}).json["game"]["id"]
     false_token = client.get(f"/games/{game_id}/stream", headers={"Authorization": "Bearer not-a-seat"})
     refused = problem_events(false_token.get_data(as_text=True))

@@ -44,6 +44,8 @@ STREAMS = {
     "GameStreamMessage": ("Server-Sent Events of a game", {
         "snapshot": ("GameView", "the viewer's view, first (id: the events so far)"),
         "event": ("Event", "each event as this viewer may see it (id: the event's id)"),
+        "problem": ("Problem", "the store refused the stream (no such game, a token that holds none of its "
+                               "seats); the stream ends: do not reconnect"),
     }),
     "BotStreamMessage": ("Server-Sent Events of a registered bot", {
         "turn": ("Turn", "a game version that awaits the bot (id: the notice's id)"),
