@@ -42,7 +42,11 @@ def problem_body(status: int, code: str, title: str, detail: str | None = None, 
 
 
 def problem(status: int, code: str, title: str, detail: str | None = None, headers=None, **extensions):
-    response = make_response(problem_body(status, code, title, detail, **extensions), status)
+    return _answer(problem_fields(status, code, title, detail, **extensions), headers)
+
+
+def _answer(fields: dict, headers=None):
+    response = make_response(json.dumps(fields), fields["status"])
     response.mimetype = PROBLEM_MEDIA_TYPE
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -66,10 +70,7 @@ def _from_typed(error):
     headers = {"Retry-After": str(retry_after)} if retry_after else {}
     if status == 401:  # RFC 9110 §11.6.1: say how to authenticate
         headers["WWW-Authenticate"] = 'Bearer realm="ronda"'
-    response = make_response(json.dumps(problem_of(error)), status)
-    response.mimetype = PROBLEM_MEDIA_TYPE
-    response.headers.update(headers)
-    return response
+    return _answer(problem_of(error), headers)
 
 
 def _store_unavailable(error):

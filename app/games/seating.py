@@ -4,10 +4,9 @@ leaving one to a bot. Each change is a write of the game (app/games/writer.py)."
 import secrets
 from typing import Final
 
-from ..engine import GameOver, game_from_dict, rules_from_request
+from ..engine import Game, GameOver, game_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, InvalidToken, SeatTaken, StaleVersion
 from ..ops.scope import PUBLIC_APP, in_app
-from ..engine import Game
 from .document import DocumentExtras, KeptFor, SeatDocument
 from .records import FINISHED, view_of
 from .seats import Seats, seat_of_player
