@@ -123,7 +123,7 @@ class Seating:
             raise SeatTaken(f"seat {seat} is already taken")
         if doc.get("rated") and player_id is None:
             raise InvalidToken("a rated game's seats are claimed with 'Authorization: Bearer <player token>'")
-        if player_id is not None and (held := seat_of_player(doc, player_id)) is not None:
+        if player_id is not None and (held := seat_of_player(doc["seats"], player_id)) is not None:
             raise SeatTaken(f"your player holds seat {held} of this game already: one seat a player")
         self._check_kept_for(doc["seats"][seat].get("kept_for"), seat, player_id, token)
         if player_id is not None:

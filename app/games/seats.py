@@ -10,7 +10,8 @@ import base64
 import hashlib
 import hmac
 import secrets
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from ..bots import LEVELS
 from ..errors import InvalidRequest, InvalidToken
@@ -39,8 +40,9 @@ def public_seats(doc: GameDocument) -> list[dict]:
              "player": info.get("player")} for s, info in enumerate(doc["seats"])]
 
 
-def seat_of_player(doc: GameDocument, player_id: str) -> int | None:
-    return next((seat for seat, info in enumerate(doc["seats"]) if info.get("player") == player_id), None)
+def seat_of_player(seats: Sequence[Mapping[str, Any]], player_id: str) -> int | None:
+    """The seat a player holds among `seats` (a document's, or a listing line's), in seat order."""
+    return next((seat for seat, info in enumerate(seats) if info.get("player") == player_id), None)
 
 
 class Seats:
@@ -80,7 +82,7 @@ class Seats:
         """The seat `token` may act for in this game; 401 for any other token."""
         player_id = self.players.player_of_token(token) if self.players else None
         if player_id:
-            seat = seat_of_player(doc, player_id)
+            seat = seat_of_player(doc["seats"], player_id)
             if seat is None:
                 raise InvalidToken("this player has no seat in this game")
             return seat

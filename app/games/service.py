@@ -13,7 +13,7 @@ from ..errors import (GameNotOver, GameNotStarted, PreconditionRequired,
 from ..ops import metrics
 from .document import GameDocument, MatchPlace
 from .records import ACTIVE, FINISHED, OPEN, summary, view_of
-from .seats import Seats
+from .seats import Seats, seat_of_player
 from .store import GameMissing, LoadedGame
 from .writer import GameWriter, found
 
@@ -121,7 +121,7 @@ class GameService:
                 continue
             version, listing, doc = entry
             line = listing if doc is None else summary(doc, version)
-            seat = next((s["seat"] for s in line["seats"] if s["player"] == player_id), None)
+            seat = seat_of_player(line["seats"], player_id)
             if seat is None:
                 dropped.append(game_id)
             elif line["status"] == status:
