@@ -32,6 +32,15 @@ class InvalidToken(ServiceError):
     status, code = 401, "invalid_token"
 
 
+class NoSeat(ServiceError):
+    """A valid player or bot token, for a game (or a seat) that is not its own: not a reason to log in again."""
+    status, code = 403, "no_seat"
+
+
+class RematchDeclined(ServiceError):
+    status, code = 409, "rematch_declined"
+
+
 class PreconditionRequired(ServiceError):
     status, code = 428, "if_match_required"
 

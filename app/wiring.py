@@ -88,7 +88,9 @@ class Services:
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher, app_ids=self.apps.store.ids)
-        self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.seating, self.players, self.ladders)
+        self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.seating, self.players, self.ladders,
+                                     presence_seconds=min(config["TICKET_PRESENCE_SECONDS"], config["PLAYER_IDLE_TTL"]),
+                                     min_turn_seconds=config["MIN_TURN_SECONDS"])
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.seating, self.writer, self.dispatcher, self.accounts)
 

@@ -124,7 +124,7 @@ def test_an_apps_players_and_their_tokens_stay_in_their_app(base):
 def test_tickets_meet_only_tickets_of_their_app(base):
     (_, a_key), (_, b_key) = new_app(base, "A"), new_app(base, "B")
     (_, a_token), (_, b_token) = new_player(base, a_key), new_player(base, b_key, "Omar")
-    ticket = {"rules": "simple", "players": 2, "max_wait_seconds": 30}
+    ticket = {"rules": {"preset": "simple"}, "players": 2, "max_wait_seconds": 30}
     a_ticket = requests.post(f"{base}/matchmaking/tickets", json=ticket, headers=in_app(a_key, a_token)).json()
     b_ticket = requests.post(f"{base}/matchmaking/tickets", json=ticket, headers=in_app(b_key, b_token)).json()
     time.sleep(1.5)  # the sweep would have paired them by now, were they in one queue

@@ -160,12 +160,18 @@ def timed_app(store_config):
 
 def test_when_the_turn_timer_runs_out_a_fallback_bot_plays_and_the_event_says_so(timed_app):
     client = timed_app.test_client()
-    game, _tokens = create(client, seed="timer", turn_timeout_seconds=1)
-    absent = game["awaiting"][0]
-    assert wait_until(lambda: client.get(f"/games/{game['id']}").json["version"] > 1)
-    events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
-    assert events[0] == {"id": events[0]["id"], "type": "turn_timeout", "seat": absent, "bot": "greedy"}
+    game, tokens = create(client, seed="timer", turn_timeout_seconds=2)
+    for _ in range(2):  # both seats move once in time: a timeout after that is a missed turn
+        seat = client.get(f"/games/{game['id']}").json["awaiting"][0]
+        view = seat_view(client, game["id"], tokens[seat])
+        act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"])
+    moved = client.get(f"/games/{game['id']}").json
+    absent = moved["awaiting"][0]
+    assert wait_until(lambda: client.get(f"/games/{game['id']}").json["version"] > moved["version"])
+    events = client.get(f"/games/{game['id']}/events?after={moved['event_count']}").json
+    assert events[0] == {"id": events[0]["id"], "type": "turn_timeout", "seat": absent, "bot": "greedy", "missed": 1}
     assert events[1]["seat"] == absent and events[1]["type"] in ("play", "declare", "declaration")
+    assert client.get(f"/games/{game['id']}").json["seats"][absent]["missed_turns"] == 1
 
 
 def test_a_move_in_time_cancels_the_timer(timed_app):
@@ -182,7 +188,8 @@ def test_a_move_in_time_cancels_the_timer(timed_app):
 def test_a_seat_that_leaves_is_taken_over_by_a_bot(timed_app):
     client = timed_app.test_client()
     game, tokens = create(client, seed="leave", first_dealer=1)
-    assert client.post(f"/games/{game['id']}/seats/0/leave", json={}, headers=bearer(tokens[1])).status_code == 401
+    # Seat 1's token is valid, but not seat 0's: 403, not a reason to sign in again.
+    assert client.post(f"/games/{game['id']}/seats/0/leave", json={}, headers=bearer(tokens[1])).status_code == 403
     rv = client.post(f"/games/{game['id']}/seats/0/leave", json={"bot": "greedy"}, headers=bearer(tokens[0]))
     assert rv.status_code == 200 and rv.json["seats"][0]["type"] == "bot"
     assert wait_until(lambda: client.get(f"/games/{game['id']}").json["awaiting"] == [1])

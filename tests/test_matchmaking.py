@@ -26,7 +26,9 @@ def player(client, name="p"):
 
 
 def ticket(client, token, **body):
-    return client.post("/matchmaking/tickets", json={"rules": "simple", "players": 2, **body}, headers=bearer(token))
+    body = {"rules": "simple", "players": 2, **body}
+    return client.post("/matchmaking/tickets", json={**body, "rules": {"preset": body["rules"]}},
+                       headers=bearer(token))
 
 
 def test_two_tickets_of_the_same_pool_meet_in_one_game_with_a_seat_each(mm_app):
@@ -71,10 +73,12 @@ def test_one_live_ticket_a_player_and_pool(mm_app):
     client.delete(f"/matchmaking/tickets/{last['id']}", headers=bearer(token))
 
 
+QUICK = {"rules": {"preset": "classic"}, "rated": False, "turn_seconds": 30, "max_wait_seconds": 60}
+
+
 def seed_rating(app, player_id, pool, rating):
     """Give a player a rating in a pool, as rated games would."""
-    app.services.ladders.store.rate(pool, f"seed-{uuid.uuid4().hex}", time.time(),
-                                    [(f"player:{player_id}", rating - 1500, True)])
+    app.services.ladders.store.put(pool, f"player:{player_id}", rating)
 
 
 @pytest.mark.slow
@@ -85,15 +89,15 @@ def test_ratings_far_apart_meet_only_once_their_windows_have_widened(mm_app):
     seed_rating(mm_app, b, "classic-3", 1700)
     matchmaker = mm_app.services.matchmaker
     # Through the service (the API queues only 2 and 4 players): the same code.
-    first = matchmaker.submit(a, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    first = matchmaker.submit(a, QUICK | {"players": 3, "rated": True})
     assert first["rating"] == 1500 and first["window"] == pytest.approx(50, abs=1)
-    second = matchmaker.submit(b, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    second = matchmaker.submit(b, QUICK | {"players": 3, "rated": True})
     assert second["status"] == "waiting"  # 200 apart, reaching 50
     matchmaker.sweep()
     assert matchmaker.ticket(first["id"], a)["status"] == "waiting"
     (c, _) = player(client)
     seed_rating(mm_app, c, "classic-3", 1600)
-    matchmaker.submit(c, {"rules": "classic", "players": 3, "rated": True, "max_wait_seconds": 60})
+    matchmaker.submit(c, QUICK | {"players": 3, "rated": True})
     deadline = time.monotonic() + 15
     while matchmaker.ticket(first["id"], a)["status"] == "waiting":  # 1500..1700: reached after 6 s
         assert time.monotonic() < deadline
@@ -113,8 +117,7 @@ def test_four_tickets_make_balanced_teams(mm_app):
     matchmaker = mm_app.services.matchmaker
     tickets = {}
     for rating, (player_id, _) in ratings.items():
-        tickets[rating] = matchmaker.submit(player_id, {"rules": "classic", "players": 4, "rated": False,
-                                                        "max_wait_seconds": 60})
+        tickets[rating] = matchmaker.submit(player_id, QUICK | {"players": 4})
     deadline = time.monotonic() + 20
     while matchmaker.ticket(tickets[1800]["id"], ratings[1800][0])["status"] == "waiting":
         assert time.monotonic() < deadline

@@ -6,6 +6,7 @@ import subprocess
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -46,17 +47,6 @@ def wait_for_match(base, match_id, seconds=60):
     raise AssertionError(f"match {match_id} did not finish: {match}")
 
 
-def test_elo_updates_are_the_hand_computed_ones():
-    # Equal ratings: the winner was expected to score 1/2, so it gains K/2 = 12.
-    assert ratings.expected_score(1500, 1500) == 0.5
-    assert ratings.rating_change(1500, 1500) == 12.0
-    # 1400 beats 1600: expected 1 / (1 + 10^(200/400)) = 1 / 4.16228 = 0.240253; 24 × 0.759747 = 18.2339.
-    assert ratings.expected_score(1400, 1600) == pytest.approx(0.240253, abs=1e-6)
-    assert ratings.rating_change(1400, 1600) == pytest.approx(18.2339, abs=1e-4)
-    # 1600 beats 1400: expected 0.759747, so it gains only 24 × 0.240253 = 5.7661.
-    assert ratings.rating_change(1600, 1400) == pytest.approx(5.7661, abs=1e-4)
-
-
 def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     from app.accounts.service import AccountService
     client = redis.Redis.from_url(redis_url)
@@ -67,15 +57,37 @@ def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
         secret=b"test",
     )
     a, b = f"test-a-{uuid.uuid4().hex}", f"test-b-{uuid.uuid4().hex}"
-    assert bots.rate_game(f"{a}-game-1", a, b)  # 1500 vs 1500: ±12
-    assert bots.rate_game(
-        f"{a}-game-2", b, a
-    )  # 1488 beats 1512: 1 / (1 + 10^(24/400)) = 0.465516; 24 × 0.534484 = 12.8276
+    assert bots.rate_game(f"{a}-game-1", a, b)
+    assert bots.rate_game(f"{a}-game-2", b, a)
     assert not bots.rate_game(f"{a}-game-1", a, b)  # a replay of a counted game changes nothing
+    start = (ratings.INITIAL_RATING, ratings.INITIAL_DEVIATION)
+    (a1,), (b1,) = ratings.rate_camps([([start], True), ([start], False)])
+    (b2,), (a2,) = ratings.rate_camps([([b1], True), ([a1], False)])
     ladder = {row["entrant"]: row for row in bots.ladder()}
-    assert ladder[a]["rating"] == pytest.approx(1512 - 12.8276, abs=1e-4)
-    assert ladder[b]["rating"] == pytest.approx(1488 + 12.8276, abs=1e-4)
+    assert (ladder[a]["rating"], ladder[a]["deviation"]) == pytest.approx(a2)
+    assert (ladder[b]["rating"], ladder[b]["deviation"]) == pytest.approx(b2)
     assert (ladder[a]["games"], ladder[a]["wins"], ladder[a]["losses"]) == (2, 1, 1)
+
+
+def test_games_finishing_at_once_in_a_pool_are_each_rated_from_the_ratings_the_one_before_left(redis_url):
+    """Sixteen games of one entrant against sixteen newcomers, rated from sixteen threads at once:
+    each is rated inside the pool's transaction, so the entrant ends where sixteen wins in a row
+    take it (a game rated from ratings read before another's write would land elsewhere)."""
+    ladders = Ladders(LadderStore(redis.Redis.from_url(redis_url), 3600), time.time)
+    pool, star = f"test-pool-{uuid.uuid4().hex}", f"star-{uuid.uuid4().hex}"
+    barrier = threading.Barrier(16)
+
+    def play(index):
+        barrier.wait()
+        return ladders.rate(pool, f"game-{index}", [([star], True), ([f"newcomer-{index}"], False)])
+    with ThreadPoolExecutor(16) as threads:
+        assert all(threads.map(play, range(16)))
+    expected = (ratings.INITIAL_RATING, ratings.INITIAL_DEVIATION)
+    for _ in range(16):
+        (expected,), _ = ratings.rate_camps([([expected], True), ([(ratings.INITIAL_RATING,
+                                                                   ratings.INITIAL_DEVIATION)], False)])
+    record = ladders.records(pool, [star])[star]
+    assert (record["rating"], record["deviation"]) == pytest.approx(expected) and record["games"] == 16
 
 
 def test_a_bot_token_is_shown_once_and_kept_only_as_a_hash(live_server, redis_url):
@@ -129,7 +141,8 @@ def test_turns_come_by_sse_and_long_poll_and_the_bot_token_acts_only_in_its_own_
                           headers={**auth, "If-Match": f'"{view["version"]}"'})
     assert acted.status_code == 200
     other = requests.post(f"{live_server}/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]})
-    assert requests.get(f"{live_server}/games/{other.json()['game']['id']}/view", headers=auth).status_code == 401
+    elsewhere = requests.get(f"{live_server}/games/{other.json()['game']['id']}/view", headers=auth)
+    assert elsewhere.status_code == 403 and elsewhere.json()["code"] == "no_seat"  # a valid token, no seat there
 
 
 @pytest.mark.slow

@@ -2,6 +2,7 @@
 the leaderboards of every pool, checked over HTTP against a real Redis."""
 
 import json
+import math
 import random
 import threading
 import time
@@ -57,9 +58,11 @@ def test_a_seat_created_with_a_player_token_is_played_from_another_device_with_t
     assert act(client, game["id"], mover_token, view["legal_actions"][0], view["version"]).status_code == 200
     after = client.get("/players/me/games?status=active", headers=bearer(token)).json[0]
     assert after["your_turn"] == (0 in seat_view(client, game["id"], token)["awaiting"])
-    # A player token acts only for the player's own seats.
+    # A player token acts only for the player's own seats: elsewhere it is 403 (valid, no seat
+    # there), never 401 (clients sign their user out on 401).
     _stranger_player, stranger = new_player(client, "Youssef")
-    assert client.get(f"/games/{game['id']}/view", headers=bearer(stranger)).status_code == 401
+    elsewhere = client.get(f"/games/{game['id']}/view", headers=bearer(stranger))
+    assert elsewhere.status_code == 403 and elsewhere.json["code"] == "no_seat"
     assert client.get("/players/me/games", headers=bearer(stranger)).json == []
 
 
@@ -371,17 +374,24 @@ def test_a_settlement_lost_with_the_store_is_made_by_a_worker_sweeper(redis_url)
         stop(worker)
 
 
-def test_a_rated_game_is_an_elo_game_per_winner_and_loser_with_k_shared_out():
-    # Two players: plain Elo (equal ratings: ±K/2 = ±12).
-    assert ratings.game_changes([(1500, True), (1500, False)]) == [12.0, -12.0]
-    # Teams 1600 + 1400 beat 1700 + 1500, each pair at K/2 = 12: 1600 v 1700: E = 0.359935, so
-    # 12 × 0.640065 = 7.6808; 1600 v 1500: E = 0.640065, 12 × 0.359935 = 4.3192; 1400 v 1700:
-    # E = 0.150980, 12 × 0.849020 = 10.1882; 1400 v 1500: 12 × 0.640065 = 7.6808.
-    changes = ratings.game_changes([(1600, True), (1700, False), (1400, True), (1500, False)])
-    assert changes == pytest.approx([7.6808 + 4.3192, -7.6808 - 10.1882, 10.1882 + 7.6808, -4.3192 - 7.6808],
-                                    abs=1e-4)
-    assert sum(changes) == pytest.approx(0)  # points move, none are made
-    # Four alone: the winner plays each of the three others at K/3 = 8.
-    alone = ratings.game_changes([(1500, True), (1500, False), (1500, False), (1500, False)])
-    assert alone == [12.0, -4.0, -4.0, -4.0]
-    assert ratings.provisional(9) and not ratings.provisional(10)
+def test_a_rated_game_moves_ratings_by_weng_lin_plackett_luce_as_computed_by_hand():
+    # Two players at 1500 ± 350 (beta 175, tau 3.5 added first): c = sqrt(2 (350² + 3.5² + 175²)),
+    # and each moves by (350² + 3.5²) / (2c), the winner up, the loser down (Weng & Lin 2011, alg. 4).
+    variance = 350.0 ** 2 + 3.5 ** 2
+    c = math.sqrt(2 * (variance + 175.0 ** 2))
+    step = variance / (2 * c)
+    shrink = math.sqrt(variance * (1 - (math.sqrt(variance) / c) * variance / c ** 2 * 0.25))
+    (winner,), (loser,) = ratings.rate_camps([([(1500.0, 350.0)], True), ([(1500.0, 350.0)], False)])
+    assert winner == pytest.approx((1500 + step, shrink), abs=1e-6)
+    assert loser == pytest.approx((1500 - step, shrink), abs=1e-6)
+    # An upset moves more than the expected result; partners in a camp move together.
+    (upset,), _ = ratings.rate_camps([([(1400.0, 100.0)], True), ([(1600.0, 100.0)], False)])
+    (expected,), _ = ratings.rate_camps([([(1600.0, 100.0)], True), ([(1400.0, 100.0)], False)])
+    assert upset[0] - 1400 > expected[0] - 1600 > 0
+    winners, losers = ratings.rate_camps([([(1500.0, 350.0)] * 2, True), ([(1500.0, 350.0)] * 2, False)])
+    assert winners[0] == winners[1] and losers[0] == losers[1] and winners[0][0] - 1500 == pytest.approx(
+        1500 - losers[0][0])
+    # Provisional by deviation, not by a count: a new entrant is, one with a narrow deviation is not.
+    assert ratings.provisional(350) and not ratings.provisional(200)
+    # An Elo record (no deviation) keeps its rating and gets the deviation its games leave.
+    assert ratings.migrated_deviation(0) == 350 and ratings.migrated_deviation(40) < ratings.migrated_deviation(10)

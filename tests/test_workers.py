@@ -212,7 +212,9 @@ def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
     )
     run_queue(redis_url, queue_name)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
-    assert events and events[0]["type"] == "turn_timeout" and events[0]["seat"] == game["awaiting"][0]
+    # The first move never made: the timer's job aborts the game (tests/test_absence.py has the rest).
+    assert events and events[0]["type"] == "game_over" and events[0]["reason"] == "aborted"
+    assert events[0]["seat"] == game["awaiting"][0]
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """Rating ladders, one per pool (a rules preset × a player count, and the ladder of bot matches):
-players, built-in bots and registered bots on the same Elo (app/accounts/ratings.py), each rated
+players, built-in bots and registered bots on the same scale (app/accounts/ratings.py), each rated
 game applied once whatever the retries. A pool's keys share one hash slot (app/ops/keys.py)."""
 
 from ..engine.rules import PRESETS
@@ -7,24 +7,8 @@ from ..ops.connection import RedisClient
 from ..ops.keys import MATCH_POOL, leaderboard_key, rated_games_key, ratings_key
 from . import ratings
 
-FIELDS = ("rating", "games", "wins", "losses")
-
-# KEYS: the pool's records, its rated games, its board. ARGV: game id, now (s), how long a rated
-# game is remembered (s), the initial rating, then (entrant, change, won 1|0) for each entrant.
-# One rated game, whole, and only once.
-_RATE_GAME = """
-if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[2]) - tonumber(ARGV[3]))
-for i = 5, #ARGV, 3 do
-  local entrant = ARGV[i]
-  redis.call('HSETNX', KEYS[1], entrant .. ':rating', ARGV[4])
-  local rating = redis.call('HINCRBYFLOAT', KEYS[1], entrant .. ':rating', ARGV[i + 1])
-  redis.call('HINCRBY', KEYS[1], entrant .. ':games', 1)
-  redis.call('HINCRBY', KEYS[1], entrant .. (ARGV[i + 2] == '1' and ':wins' or ':losses'), 1)
-  redis.call('ZADD', KEYS[3], rating, entrant)
-end
-return 1
-"""
+FIELDS = ("rating", "deviation", "games", "wins", "losses")
+Camp = tuple[list[str], bool]  # a camp's entrants, and whether it won
 
 
 def pool_of(preset: str, players: int) -> str:
@@ -40,32 +24,53 @@ class LadderStore:
     def __init__(self, client: RedisClient, rated_ttl: int):
         """`rated_ttl`: seconds a pool remembers a game it counted (longer than anything that can replay it)."""
         self.redis, self.rated_ttl = client, rated_ttl
-        self._rate_game = client.register_script(_RATE_GAME)
 
-    def rate(self, pool: str, game_id: str, now: float, changes: list[tuple[str, float, bool]]) -> bool:
-        args = [game_id, now, self.rated_ttl, ratings.INITIAL_RATING]
-        for entrant, change, won in changes:
-            args += [entrant, change, int(won)]
-        return bool(self._rate_game(keys=[ratings_key(pool), rated_games_key(pool), leaderboard_key(pool)], args=args))
+    def rate(self, pool: str, game_id: str, now: float, camps: list[Camp]) -> bool:
+        """Count one game in `pool`, once: its entrants' ratings are read, rated and written in one
+        transaction on the pool's keys (WATCH: a game finishing meanwhile in the pool makes this one
+        read again), so no game is rated from ratings another has already changed. False when the
+        pool had counted it."""
+        records, rated, board = ratings_key(pool), rated_games_key(pool), leaderboard_key(pool)
+        entrants = [entrant for team, _ in camps for entrant in team]
+
+        def rate_once(pipe) -> bool:
+            if pipe.zscore(rated, game_id) is not None:
+                return False
+            before = _records(entrants, pipe.hmget(records, _fields(entrants)))
+            after = ratings.rate_camps([([(before[e]["rating"], before[e]["deviation"]) for e in team], won)
+                                        for team, won in camps])
+            pipe.multi()
+            pipe.zadd(rated, {game_id: now})
+            pipe.zremrangebyscore(rated, "-inf", now - self.rated_ttl)
+            for (team, won), rated_team in zip(camps, after, strict=True):
+                for entrant, (rating, deviation) in zip(team, rated_team, strict=True):
+                    pipe.hset(records, mapping={f"{entrant}:rating": rating, f"{entrant}:deviation": deviation,
+                                                f"{entrant}:games": before[entrant]["games"] + 1})
+                    pipe.hincrby(records, f"{entrant}:{'wins' if won else 'losses'}", 1)
+                    pipe.zadd(board, {entrant: rating})
+            return True
+        return self.redis.transaction(rate_once, records, rated, value_from_callable=True)
+
+    def put(self, pool: str, entrant: str, rating: float, deviation: float = ratings.INITIAL_DEVIATION):
+        """Set an entrant's rating (an operator's correction, a test's or a benchmark's starting ladder)."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(ratings_key(pool), mapping={f"{entrant}:rating": rating, f"{entrant}:deviation": deviation})
+            pipe.zadd(leaderboard_key(pool), {entrant: rating})
+            pipe.execute()
 
     def records(self, pool: str, entrants: list[str]) -> dict[str, dict]:
         """The records of `entrants` in `pool` (those never rated there are absent)."""
         if not entrants:
             return {}
-        values = self.redis.hmget(ratings_key(pool), [f"{e}:{f}" for e in entrants for f in FIELDS])
-        found = {}
-        for index, entrant in enumerate(entrants):
-            raw = values[index * len(FIELDS):(index + 1) * len(FIELDS)]
-            if raw[0] is not None:
-                found[entrant] = dict(zip(FIELDS, (float(v or 0) for v in raw), strict=True))
-        return found
+        found = _records(entrants, self.redis.hmget(ratings_key(pool), _fields(entrants)))
+        return {entrant: record for entrant, record in found.items() if record["known"]}
 
     def everyone(self, pool: str) -> dict[str, dict]:
         ladder: dict[str, dict] = {}
         for field, value in self.redis.hgetall(ratings_key(pool)).items():
             entrant, _, name = field.decode().rpartition(":")
             ladder.setdefault(entrant, {})[name] = float(value)
-        return ladder
+        return {entrant: _record(found) for entrant, found in ladder.items()}
 
     def board(self, pool: str, offset: int, limit: int) -> tuple[list[str], int]:
         """A page of the pool's entrants, best first, and how many there are."""
@@ -76,22 +81,41 @@ class LadderStore:
         return [e.decode() for e in self.redis.zrevrange(key, offset, offset + limit - 1)], total
 
 
+def _fields(entrants: list[str]) -> list[str]:
+    return [f"{entrant}:{field}" for entrant in entrants for field in FIELDS]
+
+
+def _records(entrants: list[str], values: list) -> dict[str, dict]:
+    return {entrant: _record({field: float(value) for field, value
+                              in zip(FIELDS, values[index * len(FIELDS):(index + 1) * len(FIELDS)], strict=True)
+                              if value is not None})
+            for index, entrant in enumerate(entrants)}
+
+
+def _record(found: dict[str, float]) -> dict:
+    """An entrant's record from its fields: a record kept under Elo (no deviation) gets the one its
+    number of games gives (ratings.migrated_deviation); one never rated, the initial rating."""
+    games = int(found.get("games", 0))
+    deviation = found.get("deviation")
+    if deviation is None:
+        deviation = ratings.migrated_deviation(games) if "rating" in found else ratings.INITIAL_DEVIATION
+    return {"rating": found.get("rating", ratings.INITIAL_RATING), "deviation": deviation, "games": games,
+            "wins": int(found.get("wins", 0)), "losses": int(found.get("losses", 0)), "known": "rating" in found}
+
+
 class Ladders:
     def __init__(self, store: LadderStore, clock):
         self.store, self.clock = store, clock
 
-    def rate(self, pool: str, game_id: str, results: list[tuple[str, bool]]) -> bool:
-        """Count a finished game (each entrant, and whether it won) in `pool`, once: False when it was already."""
-        known = self.store.records(pool, [entrant for entrant, _ in results])
-        before = [(record(known.get(entrant, {}))["rating"], won) for entrant, won in results]
-        changes = [(entrant, change, won) for (entrant, won), change
-                   in zip(results, ratings.game_changes(before), strict=True)]
-        return self.store.rate(pool, game_id, self.clock(), changes)
+    def rate(self, pool: str, game_id: str, camps: list[Camp]) -> bool:
+        """Count a finished game (each camp's entrants, and whether it won) in `pool`, once: False
+        when it was already."""
+        return self.store.rate(pool, game_id, self.clock(), camps)
 
     def records(self, pool: str, entrants: list[str]) -> dict[str, dict]:
         """Every entrant's record in `pool` (an unrated one's starting record)."""
         known = self.store.records(pool, entrants)
-        return {entrant: record(known.get(entrant, {})) for entrant in entrants}
+        return {entrant: record(known.get(entrant)) for entrant in entrants}
 
     def ladder(self, pool: str = MATCH_POOL) -> list[dict]:
         rows = [{"entrant": entrant, **record(rated)} for entrant, rated in self.store.everyone(pool).items()]
@@ -104,8 +128,8 @@ class Ladders:
                 for index, entrant in enumerate(entrants)], total
 
 
-def record(rated: dict) -> dict:
-    games = int(rated.get("games", 0))
-    return {"rating": rated.get("rating", ratings.INITIAL_RATING), "games": games,
-            "wins": int(rated.get("wins", 0)), "losses": int(rated.get("losses", 0)),
-            "provisional": ratings.provisional(games)}
+def record(rated: dict | None) -> dict:
+    """A record as answers show it (None: never rated in the pool)."""
+    rated = rated or _record({})
+    return {"rating": rated["rating"], "deviation": rated["deviation"], "games": rated["games"],
+            "wins": rated["wins"], "losses": rated["losses"], "provisional": ratings.provisional(rated["deviation"])}

@@ -1,45 +1,44 @@
-"""The rating system of players and bots alike: Elo, pure arithmetic (the store applies it, tests
-check it by hand). docs/ratings.md says why Elo and not Glicko-2.
+"""The rating system of players and bots alike: Weng-Lin, the Bayesian model of openskill's
+Plackett-Luce (docs/ratings.md says why). A rating is a mean and a deviation (how sure it is):
+everyone starts at 1500 ± 350, as Glicko does; a game moves the mean by how surprising its result
+was and narrows the deviation, and a deviation grows back a little each game (tau), so a rating
+keeps following a player who improves. Teams and 3-4 players are the model's own: a game is its
+camps ranked, the winning camp first, the others level behind it (Ronda has no second place).
 
-A rated game is a set of Elo games, one for each winner and loser in it (Ronda has no draws: a
-tie plays another round), each with K shared out so that nobody's game weighs more than one
-2-player game: K divided by the larger of the two entrants' numbers of opponents. A 2-player game
-is classic Elo; in a team game each partner plays each of the other team at K/2; in a 4-player
-game without teams the winner plays each of the three others at K/3. Points only move, from
-loser to winner: a pool's total never changes. Everyone starts at 1500; K is 24. A game's changes are computed from the
-ratings read just before it and added as increments, so two games finishing at once both count.
-An entrant is provisional until it has played PROVISIONAL_GAMES rated games in the pool.
+An entrant is provisional while its deviation is above PROVISIONAL_DEVIATION (about its first ten
+games against players near its level; fewer when the results are clear). The shown `rating` is the
+mean. Pure arithmetic: the ladder store (ladders.py) applies it inside the pool's transaction.
 """
 
+from functools import cache
+
+from openskill.models import PlackettLuce
+
 INITIAL_RATING = 1500.0
-K_FACTOR = 24.0
-SCALE = 400.0  # a 400-point gap means 10 to 1 odds
-PROVISIONAL_GAMES = 10
+INITIAL_DEVIATION = 350.0
+PROVISIONAL_DEVIATION = 250.0
+MODEL = PlackettLuce(mu=INITIAL_RATING, sigma=INITIAL_DEVIATION, beta=INITIAL_DEVIATION / 2,
+                     tau=INITIAL_DEVIATION / 100)
+
+Rating = tuple[float, float]  # mean, deviation
 
 
-def expected_score(rating: float, opponent: float) -> float:
-    """The chance, by Elo's model, that a player rated `rating` beats one rated `opponent`."""
-    return 1.0 / (1.0 + 10.0 ** ((opponent - rating) / SCALE))
+def rate_camps(camps: list[tuple[list[Rating], bool]]) -> list[list[Rating]]:
+    """Each camp's entrants' ratings after a game, given their ratings before and whether the camp won."""
+    teams = [[MODEL.rating(mu=mean, sigma=deviation) for mean, deviation in team] for team, _ in camps]
+    rated = MODEL.rate(teams, ranks=[0 if won else 1 for _, won in camps])
+    return [[(player.mu, player.sigma) for player in team] for team in rated]
 
 
-def rating_change(winner: float, loser: float) -> float:
-    """Points the winner of a 2-player game gains and the loser gives up."""
-    return K_FACTOR * (1.0 - expected_score(winner, loser))
+@cache
+def migrated_deviation(games: int) -> float:
+    """The deviation of a record kept under Elo (a rating and a number of games, no deviation): what
+    that many games against an equal opponent, won and lost in turn, leave of the initial one."""
+    me, other = MODEL.rating(), MODEL.rating()
+    for game in range(min(games, 200)):
+        (me,), (other,) = MODEL.rate([[me], [other]], ranks=[game % 2, 1 - game % 2])
+    return me.sigma
 
 
-def game_changes(results: list[tuple[float, bool]]) -> list[float]:
-    """Each entrant's change for one game, given (rating before, won) per entrant."""
-    winners = [i for i, (_, won) in enumerate(results) if won]
-    losers = [i for i, (_, won) in enumerate(results) if not won]
-    changes = [0.0] * len(results)
-    for winner in winners:
-        for loser in losers:
-            points = K_FACTOR / max(len(losers), len(winners)) * (
-                1.0 - expected_score(results[winner][0], results[loser][0]))
-            changes[winner] += points
-            changes[loser] -= points
-    return changes
-
-
-def provisional(games: int) -> bool:
-    return games < PROVISIONAL_GAMES
+def provisional(deviation: float) -> bool:
+    return deviation > PROVISIONAL_DEVIATION

@@ -93,7 +93,7 @@ class AccountService:
 
     @staticmethod
     def _public(doc, ladder):
-        rated = ladder.get(OUTSIDE_PREFIX + doc["id"], {})
+        rated = ladder.get(OUTSIDE_PREFIX + doc["id"])
         return {"id": doc["id"], "entrant": OUTSIDE_PREFIX + doc["id"], "name": doc["name"],
                 "description": doc["description"], "created_at": doc["created_at"], **record(rated)}
 
@@ -120,7 +120,7 @@ class AccountService:
     # ----- the match ladder ----------------------------------------------------------------------
     def rate_game(self, game_id: str, winner: str, loser: str) -> bool:
         """Count a finished match game on the match ladder, once whatever the retries: False when it was already."""
-        return self.ladders.rate(MATCH_POOL, game_id, [(winner, True), (loser, False)])
+        return self.ladders.rate(MATCH_POOL, game_id, [([winner], True), ([loser], False)])
 
     def ladder(self) -> list[dict]:
         return self.ladders.ladder(MATCH_POOL)

@@ -19,8 +19,11 @@ PROBLEM_DESCRIPTIONS = {
     304: "Not modified since the version in If-None-Match",
     401: "Missing or unknown seat, player or bot token; unknown, rotated-out or revoked app key (X-Ronda-App); "
          "not the operator key",
+    403: "A valid player or bot token that holds no seat here, or not the seat named (`no_seat`): not a reason "
+         "to sign in again",
     404: "No such game, seat, match, bot, player, ticket, app, webhook or delivery (in this app)",
-    409: "Not your turn, game over, seat taken or game not started",
+    409: "Not your turn, game over, seat taken, game not started, a ticket already waiting, or a rematch declined "
+         "or accepted",
     412: "Stale If-Match version; the body gives current_version",
     422: "Invalid request, or an action the rules do not allow now (with legal_actions)",
     428: "If-Match is required",
@@ -66,9 +69,11 @@ def answer_headers(response):
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def inbox_response(topic: str, read_after, after: str) -> Response:
-    """An inbox (a bot's turns, a player's notices) as Server-Sent Events, resumable after `after`."""
-    stream = inbox_stream(live(), topic, read_after, after, current_app.config["SSE_KEEPALIVE_SECONDS"])
+def inbox_response(topic: str, read_after, after: str, on_keepalive=None) -> Response:
+    """An inbox (a bot's turns, a player's notices) as Server-Sent Events, resumable after `after`;
+    `on_keepalive()` at each keep-alive (the reader is there)."""
+    stream = inbox_stream(live(), topic, read_after, after, current_app.config["SSE_KEEPALIVE_SECONDS"],
+                          on_keepalive)
     return Response(stream, mimetype="text/event-stream", headers=SSE_HEADERS)
 
 

@@ -59,11 +59,15 @@ EVENT_KINDS = {
     "round_end": ("A round ends: scores and cards captured per camp.", {
         "round": required(fields.Integer), "scores": required(fields.List, fields.Integer()),
         "captured": required(fields.List, fields.Integer())}),
-    "game_over": ("The game is won by camp `winner`; `seed` is revealed.", {
-        "winner": required(fields.Integer), "scores": required(fields.List, fields.Integer()),
-        "seed": required(fields.String)}),
-    "turn_timeout": ("A human's turn ran out; `bot` plays this move for the seat.", {
-        "seat": required(fields.Integer), "bot": required(fields.String)}),
+    "game_over": ("The game is won by camp `winner` (null: nobody, an aborted game); `seed` is revealed. "
+                  "`reason` and `seat` when it ended off the table: `forfeit` or `aborted` by that seat's "
+                  "absence.", {
+        "winner": required(fields.Integer, allow_none=True), "scores": required(fields.List, fields.Integer()),
+        "seed": required(fields.String),
+        "reason": fields.String(validate=validate.OneOf(("forfeit", "aborted"))), "seat": fields.Integer()}),
+    "turn_timeout": ("A human's turn ran out; `bot` plays this move for the seat; `missed`: its timers run "
+                     "out in a row.", {
+        "seat": required(fields.Integer), "bot": required(fields.String), "missed": fields.Integer()}),
     "seat_left": ("A player left; `bot` plays the seat from now on.", {
         "seat": required(fields.Integer), "bot": required(fields.String)}),
     "seat_taken": ("A player took an open seat, under `name`.", {

@@ -90,7 +90,7 @@ class SeatView(MethodView):
     @blp.arguments(s.LongPollQuery, location="query")
     @blp.arguments(s.ConditionalHeaders, location="headers", as_kwargs=True)
     @blp.response(200, s.GameView, description="The game as the token's seat sees it, with its legal actions")
-    @documents_problems(blp, 304, 401, 404, 422)
+    @documents_problems(blp, 304, 401, 403, 404, 422)
     def get(self, query, game_id, **_conditional):  # If-None-Match is read by not_modified()
         """See the game from your seat (optionally waiting for a newer version)
 
@@ -117,7 +117,7 @@ class Stream(MethodView):
                               "seats, ends the stream with a `problem` event (its problem+json body): do not "
                               "reconnect. A server that cannot serve it now ends it with `retry:`, and EventSource "
                               "reconnects (with Last-Event-ID)")
-    @documents_problems(blp, 401, 404, 422)
+    @documents_problems(blp, 401, 403, 404, 422)
     def get(self, game_id):
         """Follow a game live (SSE), as a seat or a spectator
 
@@ -170,7 +170,7 @@ class Rematch(MethodView):
     @blp.doc(operationId="rematch", security=SEAT_TOKEN)
     @blp.response(201, s.SeatClaimed, description="The next game, your seat in it and its token (your player "
                                                   "token acts for it too)")
-    @documents_problems(blp, 401, 404, 409, 422)
+    @documents_problems(blp, 401, 403, 404, 409, 422)
     def post(self, game_id):
         """Ask for (or accept) a rematch of a finished game
 
@@ -178,7 +178,9 @@ class Rematch(MethodView):
         offers it to the other seats (`rematch_offered` on their player stream; getRematch shows it);
         bots sit at once; every human seat is kept for its last holder, who takes it by asking too
         (or with claimSeat, with their player token or their seat token of this game). Asking again,
-        by anyone, answers the same game. Send your seat token or player token of this game.
+        by anyone, answers the same game with the asker seated (a seat already theirs answers as it
+        is); each player is offered it once. After a decline: 409 `rematch_declined`. Send your seat
+        token or player token of this game.
         """
         loaded, seat, token, _ = services().rematches.rematch(game_id, bearer_token())
         return ({"seat": seat, "token": token, "game": services().games.view_of(loaded, seat)},
@@ -194,9 +196,13 @@ class Rematch(MethodView):
     @token_first
     @blp.doc(operationId="declineRematch", security=SEAT_TOKEN)
     @blp.response(204, description="Declined: the offered game is gone")
-    @documents_problems(blp, 401, 404, 409)
+    @documents_problems(blp, 401, 403, 404, 409)
     def delete(self, game_id):
-        """Decline the rematch of a finished game (while nobody has started it)"""
+        """Decline the rematch of a finished game, for good
+
+        The offered game is gone and every later ask is 409 `rematch_declined`; declining again
+        answers 204. Once another seat has accepted it (asked too), 409 `rematch_started`.
+        """
         services().rematches.decline_rematch(game_id, bearer_token())
         return "", 204
 
@@ -207,7 +213,7 @@ class LeaveSeat(MethodView):
     @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
     @blp.arguments(s.LeaveSeatRequest, example={"bot": "greedy"})
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
-    @documents_problems(blp, 401, 404, 409, 422)
+    @documents_problems(blp, 401, 403, 404, 409, 412, 422)
     def post(self, request, game_id, seat):
         """Leave your seat to a bot
 
@@ -228,7 +234,7 @@ class Actions(MethodView):
         "declare": {"value": {"type": "declare"}},
         "pass": {"value": {"type": "pass"}}})
     @blp.response(200, ActionResult, description="The seat's new view and the events the action caused")
-    @documents_problems(blp, 401, 404, 409, 412, 422, 428)
+    @documents_problems(blp, 401, 403, 404, 409, 412, 422, 428)
     def post(self, action, game_id):
         """Play a card, declare or pass
 
@@ -247,7 +253,7 @@ class Events(MethodView):
     @blp.doc(operationId="listEvents", security=OPTIONAL_SEAT_TOKEN)
     @blp.arguments(s.EventsQuery, location="query")
     @blp.response(200, Event(many=True), description="Events after `after`, as this viewer may see them")
-    @documents_problems(blp, 401, 404, 422)
+    @documents_problems(blp, 401, 403, 404, 422)
     def get(self, query, game_id):
         """Read the event log (replay and catch-up)
 

@@ -145,6 +145,7 @@ class MyNotices(MethodView):
         players = services().players
         player_id = players.authenticate(bearer_token())
         after = query.get("after") or players.recent_cursor()
+        services().matchmaker.present(player_id)
         notices = live().wait_for_notices(player_topic(player_id), query["wait_seconds"],
                                           lambda: players.inbox_after(player_id, after))
         return {"notices": notices, "cursor": notices[-1]["id"] if notices else after}
@@ -170,7 +171,9 @@ class MyStream(MethodView):
         players = services().players
         player_id = players.authenticate(bearer_token())
         after = header_turn_id("Last-Event-ID") or players.recent_cursor()
-        return inbox_response(player_topic(player_id), lambda after: players.inbox_after(player_id, after), after)
+        matchmaker = services().matchmaker
+        return inbox_response(player_topic(player_id), lambda after: players.inbox_after(player_id, after), after,
+                              on_keepalive=lambda: matchmaker.present(player_id))
 
 
 @blp.route("/<player_id>")
@@ -201,7 +204,7 @@ class Leaderboard(MethodView):
     @leaderboards_blp.paginate()
     @documents_problems(leaderboards_blp, 404)
     def get(self, pool, pagination_parameters):
-        """A pool's ladder, best first: players and bots on one Elo (docs/ratings.md)
+        """A pool's ladder, best first: players and bots on one scale (docs/ratings.md)
 
         Provisional entrants (fewer than 10 rated games) are listed, and say so. Paginated.
         """

@@ -6,8 +6,10 @@ import unicodedata
 from flask_smorest.pagination import PaginationMetadataSchema
 from marshmallow import INCLUDE, Schema, ValidationError, fields, pre_load, validate
 
+from ..accounts.ratings import PROVISIONAL_DEVIATION
 from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
+from ..games.moves import MISSED_TURNS_TO_FORFEIT
 from ..players.notices import NOTICE_TYPES
 
 ACTION_TYPES = ("play", "declare", "pass")
@@ -219,6 +221,17 @@ class SeatInfo(Answer):
         "description": "the built-in bot kind of a bot seat; bot:<id> on a human-type seat played by a "
                        "registered bot over HTTP"})
     player = fields.String(allow_none=True, metadata={"description": "the player the seat belongs to (getPlayer)"})
+    missed_turns = fields.Integer(required=True, metadata={
+        "description": f"the seat's turn timers run out in a row: at {MISSED_TURNS_TO_FORFEIT} a person forfeits "
+                       "(docs/players.md)"})
+
+
+class Outcome(Answer):
+    reason = fields.String(required=True, validate=validate.OneOf(("target", "forfeit", "aborted")), metadata={
+        "description": f"`target`: won at the table; `forfeit`: `seat` missed {MISSED_TURNS_TO_FORFEIT} turns "
+                       "in a row; `aborted`: `seat`'s timer ran out before its first move (nobody wins, nothing "
+                       "is rated)"})
+    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the absent seat"})
 
 
 class GameSummary(Answer):
@@ -236,6 +249,10 @@ class GameSummary(Answer):
                                                      "creator's own seed or deck (which a creator could stack)"})
     created_at = fields.String(required=True)
     updated_at = fields.String(required=True)
+    outcome = fields.Nested(Outcome, allow_none=True, required=True, metadata={
+        "description": "how the game ended (null until it is finished)"})
+    rematch_of = fields.String(allow_none=True, required=True, metadata={
+        "description": "the finished game this one is the rematch of"})
 
 
 class GameView(GameSummary):
@@ -384,11 +401,15 @@ class TurnsQuery(Schema):
 
 
 class Record(Answer):
-    rating = fields.Float(required=True, metadata={"description": "Elo rating (1500 at the start, docs/ratings.md)"})
+    rating = fields.Float(required=True, metadata={
+        "description": "the rating's mean (Weng-Lin, openskill: 1500 at the start, docs/ratings.md)"})
+    deviation = fields.Float(required=True, metadata={
+        "description": "how unsure the rating is (350 at the start; the true level is within about twice it)"})
     games = fields.Integer(required=True, metadata={"description": "rated games played"})
     wins = fields.Integer(required=True)
     losses = fields.Integer(required=True)
-    provisional = fields.Boolean(required=True, metadata={"description": "fewer than 10 rated games yet"})
+    provisional = fields.Boolean(required=True, metadata={
+        "description": f"the deviation is above {PROVISIONAL_DEVIATION:.0f}: too few clear results yet"})
 
 
 class EntrantResult(Answer):
@@ -419,8 +440,13 @@ class PlayerNotice(Answer):
     seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
     bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat"})
     won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
+    outcome = fields.Nested(Outcome, metadata={"description": "game_over: how it ended"})
+    missed = fields.Integer(allow_none=True, metadata={
+        "description": f"turn_timeout: the seat's timers run out in a row (at {MISSED_TURNS_TO_FORFEIT} it forfeits)"})
     scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
     taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
     name = fields.String(metadata={"description": "seat_taken: who took it"})
     ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
+    why = fields.String(validate=validate.OneOf(("deadline", "absent")), metadata={
+        "description": "ticket_expired: its wait ended, or its player was gone (getTicket's `expired_because`)"})
     previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})

@@ -12,6 +12,7 @@ from .errors import (CardNotInHand, DeclarationNotHeld, GameOver, IllegalAction,
 from .game import DECLARE, PASS, Game
 from .randomness import commitment, new_seed, shuffled_deck
 from .phases import DECLARING, OVER, PLAYING
+from .rounds import end_off_the_table
 from .rules import PRESETS, Rules, rules_from_dict, rules_from_request
 from .serialize import SCHEMA_VERSION, game_from_dict, game_to_dict
 from .views import observation, visible_event
@@ -22,6 +23,6 @@ __all__ = [
     "CardNotInHand", "DeclarationNotHeld", "GameOver", "IllegalAction", "InvalidAction", "InvalidRules",
     "InvalidSetup", "NotYourTurn", "RondaError",
     "DECLARE", "PASS", "Game", "commitment", "new_seed", "shuffled_deck", "DECLARING", "OVER", "PLAYING",
-    "PRESETS", "Rules", "rules_from_dict", "rules_from_request",
+    "end_off_the_table", "PRESETS", "Rules", "rules_from_dict", "rules_from_request",
     "SCHEMA_VERSION", "game_from_dict", "game_to_dict", "observation", "visible_event",
 ]

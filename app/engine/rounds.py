@@ -195,6 +195,18 @@ def check_winner(g: GameState) -> None:
         finish(g, winner)
 
 
+def end_off_the_table(g: GameState, winner: int | None, reason: str, seat: int) -> list[dict]:
+    """The game ends for a reason RULES.md does not know (a seat's absence, judged by the service's
+    turn timers): camp `winner` is awarded it, or nobody (None). `seat`: the seat whose absence
+    ended it. Answers the events (its `game_over` carries `reason` and `seat`)."""
+    g.winner, g.phase, g.turn = winner, OVER, None
+    event = {"type": "game_over", "winner": winner, "scores": list(g.scores), "seed": g.seed,
+             "reason": reason, "seat": seat}
+    if g.events is not None:
+        g.events = [event]
+    return [event]
+
+
 def finish(g: GameState, winner: int) -> NoReturn:
     g.winner, g.phase, g.turn = winner, OVER, None
     if g.events is not None:

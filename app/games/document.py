@@ -25,6 +25,14 @@ class SeatDocument(TypedDict):
     kept_for: NotRequired[KeptFor]
     left_by: NotRequired[str | None]  # the player who left it to a bot (a rated game still rates them)
     changed_by_request: NotRequired[str]  # the request that claimed or freed it (its retry answers again)
+    moved: NotRequired[bool]  # a human seat made a move of its own (a timeout before that aborts the game)
+    missed_turns: NotRequired[int]  # its turn timers run out in a row (games/moves.py)
+
+
+class EndedBy(TypedDict):
+    """Why a game ended off the table (games/moves.py): `aborted` or `forfeit`, and whose absence."""
+    reason: str
+    seat: int
 
 
 class MatchPlace(TypedDict):
@@ -56,6 +64,7 @@ class GameDocument(TypedDict):
     applied_requests: NotRequired[list[list]]  # [request id, first event id, event count] of the last actions
     deck: NotRequired[list[str] | None]  # the creator's deck, when they chose one
     rematch_of: NotRequired[str]  # the finished game this one follows
+    ended_by: NotRequired[EndedBy]  # a game that did not end at the table
 
 
 class DocumentExtras(TypedDict, total=False):

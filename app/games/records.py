@@ -8,6 +8,7 @@ from .document import GameDocument, SeatDocument
 from .seats import public_seats
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
+ABORTED, FORFEIT = "aborted", "forfeit"  # how a game ends off the table (games/moves.py)
 
 
 class Written(NamedTuple):
@@ -76,7 +77,16 @@ def summary(doc: GameDocument, version: int) -> dict:
     return {"id": doc["id"], "status": doc["status"], "version": version, "players": doc["players"],
             "preset": doc["rules"]["preset"], "rated": bool(doc.get("rated")), "seats": public_seats(doc),
             "scores": engine["scores"], "winner": engine["winner"], "dealing": doc.get("dealing", "server"),
-            "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
+            "created_at": doc["created_at"], "updated_at": doc["updated_at"], "outcome": outcome_of(doc),
+            "rematch_of": doc.get("rematch_of")}
+
+
+def outcome_of(doc: GameDocument) -> dict | None:
+    """How a finished game ended: won at the table (`target`), or `forfeit` / `aborted` by `seat`'s absence."""
+    if doc["status"] != FINISHED:
+        return None
+    ended = doc.get("ended_by")
+    return {"reason": ended["reason"], "seat": ended["seat"]} if ended else {"reason": "target", "seat": None}
 
 
 def view_of(doc: GameDocument, version: int, game: Game, seat: int | None) -> dict:

@@ -5,7 +5,7 @@ import secrets
 from typing import Final
 
 from ..engine import Game, GameOver, game_from_dict, rules_from_request
-from ..errors import GameNotFound, InvalidRequest, InvalidToken, SeatTaken, StaleVersion
+from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTaken, StaleVersion
 from ..ops.scope import PUBLIC_APP, in_app
 from .document import DocumentExtras, KeptFor, SeatDocument
 from .records import FINISHED, view_of
@@ -15,6 +15,7 @@ from .store import GameExists, LoadedGame
 from .writer import GameWriter
 
 LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answers 412
+CLAIM_ATTEMPTS = 8  # more than the other seats' claims that can land first
 # A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
 CHANGED_BY: Final = "changed_by_request"
 
@@ -28,11 +29,14 @@ def _dealing(request: dict) -> str:
 
 def _check_rated(request: dict, seats: list[dict], owners: dict[int, str]):
     """A rated game is one a fair pool can count: a preset's rules as they are, the server's deal,
-    and every human seat a player's (the creator's, or open for players to claim)."""
+    no bot, and every human seat a player's (the creator's, or open for players to claim)."""
     if request.get("deck") is not None or request.get("seed") is not None:
         raise InvalidRequest("rated: a game whose seed or deck the creator chose is never rated", field="rated")
     if set(request.get("rules") or {}) - {"preset"}:
         raise InvalidRequest("rated: a rated game plays a preset's rules unchanged (its pool)", field="rated")
+    if any(spec.get("type") == "bot" for spec in seats):
+        raise InvalidRequest("rated: a game with a bot seat is never rated (a person's rating moves only "
+                             "against people)", field="rated")
     if any(spec.get("type") == "human" and seat not in owners for seat, spec in enumerate(seats)):
         raise InvalidRequest("rated: every human seat of a rated game is a player's: mark yours `mine` and "
                              "leave the others open for players to claim", field="rated")
@@ -111,7 +115,18 @@ class Seating:
                    token: str | None = None, request_id: str | None = None) -> tuple[LoadedGame, str]:
         """Take an open seat; with a player token it is the player's. A seat kept for someone (a
         rematch's) is theirs to claim: with their player token, or their seat token of the last game.
-        `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again."""
+        `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again.
+        A claim is based on no view: one that loses its race to another seat's claim is tried again
+        on the new version (an open game changes only by claims, so it never answers 412)."""
+        for _ in range(CLAIM_ATTEMPTS - 1):
+            try:
+                return self._claim_once(game_id, seat, name, token, request_id)
+            except StaleVersion:
+                continue
+        return self._claim_once(game_id, seat, name, token, request_id)
+
+    def _claim_once(self, game_id: str, seat: int, name: str | None, token: str | None,
+                    request_id: str | None) -> tuple[LoadedGame, str]:
         player_id = self.players.player_of_token(token) if self.players else None
         loaded = self.games.load(game_id)
         doc = loaded.doc
@@ -144,7 +159,7 @@ class Seating:
         try:
             if previous is not None and self.seats.seat_of(previous.doc, token) == kept_for["seat"]:
                 return
-        except InvalidToken:
+        except (InvalidToken, NoSeat):
             pass
         raise SeatTaken(f"seat {seat} is kept for its player in game {kept_for['game']}: they claim it with "
                         "their player token or their seat token of that game")
@@ -173,7 +188,7 @@ class Seating:
     def _leavable(self, loaded: LoadedGame, seat: int, token: str | None, bot: str) -> LoadedGame:
         """The game, if `token` may leave `seat` of it to `bot`."""
         if self.seats.seat_of(loaded.doc, token) != seat:
-            raise InvalidToken(f"only seat {seat}'s own token can leave it")
+            raise NoSeat(f"only seat {seat}'s own token can leave it")
         if loaded.doc["status"] == FINISHED:
             raise GameOver("the game is over: its seats stay as they were")
         if bot not in self.bot_kinds:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..bots import LEVELS
-from ..errors import InvalidRequest, InvalidToken
+from ..errors import InvalidRequest, InvalidToken, NoSeat
 from .document import GameDocument, SeatDocument
 
 OUTSIDE_PREFIX = "bot:"  # a registered bot is `bot:<id>` wherever an entrant or a seat's bot is named
@@ -37,7 +37,8 @@ def registered_bot_of(seat: SeatDocument) -> str | None:
 
 def public_seats(doc: GameDocument) -> list[dict]:
     return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot"),
-             "player": info.get("player")} for s, info in enumerate(doc["seats"])]
+             "player": info.get("player"), "missed_turns": info.get("missed_turns", 0)}
+            for s, info in enumerate(doc["seats"])]
 
 
 def seat_of_player(seats: Sequence[Mapping[str, Any]], player_id: str) -> int | None:
@@ -79,19 +80,20 @@ class Seats:
                 if info.get("token_salt") and (seats is None or seat in seats)}
 
     def seat_of(self, doc: GameDocument, token: str | None) -> int:
-        """The seat `token` may act for in this game; 401 for any other token."""
+        """The seat `token` may act for in this game: 403 for a player's or bot's token without one
+        here, 401 for any other token."""
         player_id = self.players.player_of_token(token) if self.players else None
         if player_id:
             seat = seat_of_player(doc["seats"], player_id)
             if seat is None:
-                raise InvalidToken("this player has no seat in this game")
+                raise NoSeat("your player has no seat in this game")
             return seat
         bot_id = self.outside_bots.bot_of_token(token) if self.outside_bots else None
         if bot_id:
             for seat, info in enumerate(doc["seats"]):
                 if registered_bot_of(info) == bot_id:
                     return seat
-            raise InvalidToken("this bot has no seat in this game")
+            raise NoSeat("this bot has no seat in this game")
         if token:
             digest = token_digest(token)
             for seat, info in enumerate(doc["seats"]):

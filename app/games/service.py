@@ -189,6 +189,8 @@ class GameService:
         except (IllegalAction, InvalidAction) as error:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise
+        if not preamble and doc["seats"][seat]["type"] == "human":  # the seat's own move: it is here
+            doc["seats"][seat]["moved"], doc["seats"][seat]["missed_turns"] = True, 0
         if doc["match"]:
             _clock_move(doc, doc["match"], seat, think_ms)
         if request_id is not None:

@@ -10,6 +10,7 @@ games/listings.py).
 import json
 import time
 import zlib
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import redis
@@ -105,6 +106,43 @@ def _unpacked(packed: bytes) -> dict:
     return json.loads(zlib.decompress(packed))
 
 
+# KEYS: a finished game's rematch record (a hash: next, declined, asks, ask:<seat>, offered:<seat>).
+# ARGV: ask | decline | read, the seat, a proposed next game id, ttl (s), then the seats to offer
+# the next game to (a decline: how many asks accept it, two, or one where one person plays bots).
+# Answers {state, next id, created (1|0), seats to tell of the offer...}: state `declined` (final:
+# nothing changes after it), `asked`, `accepted` (a decline found it accepted: too late),
+# `declined_now`, `none` (a decline or read before any ask), or `open` (a read).
+_DECIDE_REMATCH = """
+local record, what, seat = KEYS[1], ARGV[1], ARGV[2]
+local next_id = redis.call('HGET', record, 'next') or ''
+if redis.call('HGET', record, 'declined') then return {'declined', next_id, 0} end
+if what == 'read' then return {next_id == '' and 'none' or 'open', next_id, 0} end
+if what == 'decline' then
+  if next_id == '' then return {'none', '', 0} end
+  if tonumber(redis.call('HGET', record, 'asks') or '0') >= tonumber(ARGV[5]) then return {'accepted', next_id, 0} end
+  redis.call('HSET', record, 'declined', seat)
+  return {'declined_now', next_id, 0}
+end
+local created = redis.call('HSETNX', record, 'next', ARGV[3])
+next_id = redis.call('HGET', record, 'next')
+if redis.call('HSETNX', record, 'ask:' .. seat, 1) == 1 then redis.call('HINCRBY', record, 'asks', 1) end
+redis.call('HSETNX', record, 'offered:' .. seat, 1)
+local answer = {'asked', next_id, created}
+for i = 5, #ARGV do
+  if redis.call('HSETNX', record, 'offered:' .. ARGV[i], 1) == 1 then table.insert(answer, ARGV[i]) end
+end
+redis.call('EXPIRE', record, ARGV[4])
+return answer
+"""
+
+
+class RematchDecision(NamedTuple):
+    state: str
+    next_id: str | None
+    created: bool  # this ask set the next game's id
+    offer_to: list[int]  # the seats this ask is the first to offer the game to
+
+
 class LoadedGame(NamedTuple):
     """A game read from the store: the version it is at, and its document."""
     version: int
@@ -140,6 +178,7 @@ class GameStore:
         self._cas = client.register_script(_COMPARE_AND_SET)
         self._create = client.register_script(_CREATE)
         self._pack = client.register_script(_PACK)
+        self._decide_rematch = client.register_script(_DECIDE_REMATCH)
 
     def ping(self):
         """Raises StoreUnavailable unless the store answers (a readiness probe)."""
@@ -164,14 +203,15 @@ class GameStore:
         self.listings.list_under(game_id, doc["status"], None)
         return 1
 
-    def next_game_id(self, game_id: str, proposed: str | None = None) -> str | None:
-        """The id of the game after `game_id`: the one set first, set to `proposed` if none was
-        (None: only read it)."""
-        key = rematch_key(game_id)
-        if proposed is not None:
-            self.redis.set(key, proposed, nx=True, ex=self.ttl_by_status["finished"])
-        found = self.redis.get(key)
-        return found.decode() if found else proposed
+    def decide_rematch(self, game_id: str, what: str, seat: int = -1, proposed: str = "",
+                       offer_to: Sequence[int] = ()) -> "RematchDecision":
+        """One step of `game_id`'s rematch, decided whole (_DECIDE_REMATCH): `ask` (for `seat`,
+        proposing the next game's id, offering it to `offer_to` once each), `decline` (`offer_to`:
+        [the asks that make it accepted]), or `read`."""
+        answer = self._decide_rematch(keys=[rematch_key(game_id)],
+                                      args=[what, seat, proposed, self.ttl_by_status["finished"], *offer_to])
+        return RematchDecision(answer[0].decode(), answer[1].decode() or None, bool(int(answer[2])),
+                               [int(s) for s in answer[3:]])
 
     def delete_open(self, game_id: str):
         """An open game nobody will play (a declined rematch): gone, with its listing entry."""

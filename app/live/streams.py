@@ -183,12 +183,12 @@ def _read_after(service, game_id, seat, last_event_id):
             return
 
 
-def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float):
+def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float, on_keepalive=None):
     """Every notice of an inbox (a bot's turns, a player's notices) after `after`, as it comes: the
     stream waits on the process's one subscription and reads the inbox (`read_after(after)`) only
     when told of a new notice, so it holds no Redis connection. Its first byte goes before the
     subscription is waited for; a feed or store that does not answer in time ends it with a
-    reconnect hint."""
+    reconnect hint. `on_keepalive()`, at each keep-alive: the reader is still there."""
     watcher = None
     try:
         yield ": connected\n\n"
@@ -203,6 +203,8 @@ def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float):
             item = watcher.next(keepalive)
             if item is None:
                 yield ": keep-alive\n\n"
+                if on_keepalive is not None:
+                    on_keepalive()
             elif item[0] == "closed":
                 yield RECONNECT_HINT
                 return

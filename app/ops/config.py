@@ -81,6 +81,11 @@ class Config:
     BOT_IDLE_TTL = int(os.environ.get("RONDA_BOT_IDLE_TTL", 30 * 24 * 3600))
     # A player whose token is not used for this many seconds is removed (their games stay as they are).
     PLAYER_IDLE_TTL = int(os.environ.get("RONDA_PLAYER_IDLE_TTL", 365 * 24 * 3600))
+    # A quick-play ticket ends when its player has shown no presence (an open player stream, whose
+    # keep-alives count, or a read of the ticket) for this long: twice the stream's keep-alive.
+    TICKET_PRESENCE_SECONDS = float(os.environ.get("RONDA_TICKET_PRESENCE_SECONDS", 30))
+    # The shortest turn timer a quick-play ticket may ask for (`turn_seconds`).
+    MIN_TURN_SECONDS = int(os.environ.get("RONDA_MIN_TURN_SECONDS", 10))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

@@ -24,8 +24,9 @@ def events_key(game_id: str) -> str:
 
 
 def rematch_key(game_id: str) -> str:
-    """The id of the game that follows this one (its rematch), set once."""
-    return f"{{game:{game_id}}}:rematch"
+    """The rematch of this game, decided in its slot (games/rematch.py): the next game's id, who asked
+    for it, who was offered it, and whether it was declined (a hash)."""
+    return f"{{game:{game_id}}}:rematch-decision"
 
 
 def changes_channel(game_id: str) -> str:
@@ -143,13 +144,13 @@ def player_notices_channel(player_id: str) -> str:
     return f"{{player:{player_id}}}:notices"
 
 
-def matchmaking_key(queue: str, part: str) -> str:
-    """One matchmaking queue's keys (a pool and rated or casual): all in one slot, so one script
-    pairs its tickets atomically."""
-    return f"{{mm:{queue}}}:{part}"
+def matchmaking_key(app_id: str, part: str) -> str:
+    """One app's quick play, every pool of it (app/matchmaking/store.py): all in one slot, so one
+    script decides a ticket with the player's other pools in view."""
+    return f"{{mm:{app_id}}}:{part}"
 
 
-MATCHMAKING_QUEUES_KEY = "matchmaking:queues"  # queues that hold waiting tickets, for the pairing sweep
+MATCHMAKING_APPS_KEY = "matchmaking:apps"  # apps that queued a ticket (-> when, ms), for the sweep
 
 
 def settlement_owed_key(bucket: int) -> str:

@@ -7,7 +7,7 @@ import time
 from ..accounts.ladders import Ladders, pool_of
 from ..ops.scope import app_of, in_app
 from ..engine import game_from_dict
-from ..games.records import ACTIVE, FINISHED, AfterWrite, Written, settles
+from ..games.records import ABORTED, ACTIVE, FINISHED, AfterWrite, Written, outcome_of, settles
 from ..games.store import GameMissing
 from .service import PlayerService, entrant_of
 
@@ -36,17 +36,18 @@ class TellPlayers(AfterWrite):
             return
         base = {"game_id": doc["id"], "version": written.version}
         if written.just_finished:
+            outcome = outcome_of(doc)
             for seat, player_id in seated:
                 self.players.notify(player_id, {"type": "game_over", **base, "seat": seat,
                                                 "won": written.game.camp_of[seat] == doc["engine"]["winner"],
-                                                "scores": doc["engine"]["scores"]})
+                                                "scores": doc["engine"]["scores"], "outcome": outcome})
             return
         for event in written.events:
             if event["type"] == "turn_timeout":
                 for seat, player_id in seated:
                     if seat == event["seat"]:
                         self.players.notify(player_id, {"type": "turn_timeout", **base, "seat": seat,
-                                                        "bot": event["bot"]})
+                                                        "bot": event["bot"], "missed": event.get("missed")})
             if event["type"] == "seat_taken":
                 for seat, player_id in seated:
                     if seat != event["seat"]:
@@ -109,13 +110,16 @@ class Settlement(AfterWrite):
 
     def settle(self, doc, game):
         winner = doc["engine"]["winner"]
+        if (doc.get("ended_by") or {}).get("reason") == ABORTED:  # as if it was never played
+            self.store.schedule.forget_settlement(doc["id"])
+            return
         for seat, player_id in seat_players(doc, with_those_who_left=True):
             self.players.count_game(player_id, doc["id"], game.camp_of[seat] == winner)
         if doc.get("rated"):
-            results = rating_results(doc, game)
-            if results:
+            camps = rating_camps(doc, game)
+            if camps:
                 pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players"]))
-                self.ladders.rate(pool, doc["id"], results)
+                self.ladders.rate(pool, doc["id"], camps)
         self.store.schedule.forget_settlement(doc["id"])
 
     def settle_noted(self, older_than_seconds: float, limit: int = 1000) -> int:
@@ -135,17 +139,17 @@ class Settlement(AfterWrite):
         return len(noted)
 
 
-def rating_results(doc, game) -> list[tuple[str, bool]]:
-    """(entrant, won) for each seat: its player (also one who left the seat to a bot), else its bot.
-    An entrant on both sides (the same bot kind against itself) is not rated."""
+def rating_camps(doc, game) -> list[tuple[list[str], bool]]:
+    """Each camp's entrants, and whether it won: the people at the table (also one who left their
+    seat to a bot). A game with a seat no person holds rates nobody: a person's rating moves only
+    against people; nor does a game nobody won (aborted), nor one with a person on both sides."""
     winner = doc["engine"]["winner"]
-    results: dict[str, bool | None] = {}
     players = dict(seat_players(doc, with_those_who_left=True))
-    for seat, info in enumerate(doc["seats"]):
-        entrant = entrant_of(players[seat]) if seat in players else info.get("bot")
-        if entrant is None:
-            continue
-        won = game.camp_of[seat] == winner
-        results[entrant] = None if results.get(entrant, won) != won else won
-    rated = [(entrant, won) for entrant, won in results.items() if won is not None]
-    return rated if {won for _, won in rated} == {True, False} else []
+    if winner is None or len(players) < len(doc["seats"]):
+        return []
+    camps: dict[int, list[str]] = {}
+    for seat, player_id in sorted(players.items()):
+        camps.setdefault(game.camp_of[seat], []).append(entrant_of(player_id))
+    if len(set(players.values())) < len(players):
+        return []
+    return [(team, camp == winner) for camp, team in sorted(camps.items())]

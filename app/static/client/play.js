@@ -30,7 +30,7 @@ export async function quickPlay() {
   function showWaiting() {
     waiting.hidden = false;
     waiting.replaceChildren(h("h2", {}, "Looking for players…"),
-      h("p", {}, `${ticket.rules}, ${ticket.players} players${ticket.rated ? ", rated" : ""}: players within `,
+      h("p", {}, `${ticket.rules.preset}, ${ticket.players} players${ticket.rated ? ", rated" : ""}: players within `,
         h("b", { id: "qp-window" }, `${Math.round(ticket.window)}`), ` points of your ${Math.round(ticket.rating)}`,
         ` (wider the longer you wait); ${ticket.bot_fill ? `a ${ticket.bot_fill} bot` : "nobody"} at `,
         new Date(ticket.expires_at * 1000).toLocaleTimeString(), "."),
@@ -67,7 +67,7 @@ export async function quickPlay() {
     try {
       const me = await ensurePlayer(name.value.trim());
       ticket = await post("/matchmaking/tickets", {
-        rules: preset.value, players: Number(players.value), rated: rated.checked,
+        rules: { preset: preset.value }, players: Number(players.value), rated: rated.checked,
         max_wait_seconds: Number(wait.value) || 30, bot_fill: fill.value ? Number(fill.value) : null,
       }, { token: me.token });
       await follow(me);
