@@ -150,7 +150,7 @@ class Levels(MethodView):
 
 @blp.route("/me/turns")
 class MyTurns(MethodView):
-    @token_first
+    @token_first(BOT_TOKEN)
     @blp.doc(operationId="waitForTurns", security=BOT_TOKEN)
     @blp.arguments(TurnsQuery, location="query")
     @blp.response(200, Turns, description="The turns after `after`, as soon as there is one (or after the wait)")
@@ -172,7 +172,7 @@ class MyTurns(MethodView):
 
 @blp.route("/me/stream")
 class MyTurnStream(MethodView):
-    @token_first
+    @token_first(BOT_TOKEN)
     @blp.doc(operationId="streamTurns", security=BOT_TOKEN, parameters=[{
         "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
         "description": "resume after this turn id"}])

@@ -4,6 +4,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Protocol, cast
 
 from flask import Response, current_app, make_response, request
+from werkzeug.exceptions import BadRequest, UnprocessableEntity
 
 from ..errors import InvalidToken
 from ..live.streams import inbox_stream
@@ -98,15 +99,40 @@ def entity_tags(header: str) -> list[tuple[bool, str]]:
     return tags
 
 
-def token_first(view):
-    """A request without a token is told so (401) before anything else of it is read: its query
-    and headers are judged only for a caller who may make it."""
-    @wraps(view)
-    def checked(*args, **kwargs):
-        if bearer_token() is None:
-            raise InvalidToken("send 'Authorization: Bearer <token>': a seat token, or a registered bot's")
-        return view(*args, **kwargs)
-    return checked
+TOKEN_NAMES = {"seatToken": "a seat token", "playerToken": "your player token (createPlayer)",
+               "botToken": "a registered bot's token"}
+
+
+def token_first(security: list[dict]):
+    """The token is judged before the rest of the request: a request without one is told so (401,
+    naming the tokens the operation takes: its `security`) before anything else of it is read,
+    and one whose body or query does not hold has its token judged before it hears so (a 401 or
+    403 before a 400 or 422). A valid request's token is judged by the view, once."""
+    schemes = {scheme for option in security for scheme in option}
+    names = " or ".join(name for scheme, name in TOKEN_NAMES.items() if scheme in schemes)
+    missing = f"send 'Authorization: Bearer <token>' with {names}"
+
+    def judge(token: str, kwargs: dict):
+        if "seatToken" in schemes and "game_id" in kwargs:
+            services().games.seat_for(kwargs["game_id"], token)  # player and bot tokens too
+        elif "playerToken" in schemes:
+            services().players.authenticate(token)
+        else:
+            services().accounts.authenticate(token)
+
+    def decorate(view):
+        @wraps(view)
+        def checked(*args, **kwargs):
+            token = bearer_token()
+            if token is None:
+                raise InvalidToken(missing)
+            try:
+                return view(*args, **kwargs)
+            except (BadRequest, UnprocessableEntity):
+                judge(token, kwargs)
+                raise
+        return checked
+    return decorate
 
 
 def if_match_version(current) -> int | None:

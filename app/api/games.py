@@ -85,7 +85,7 @@ class Game(MethodView):
 
 @blp.route("/<game_id>/view")
 class SeatView(MethodView):
-    @token_first
+    @token_first(SEAT_TOKEN)
     @blp.doc(operationId="getSeatView", security=SEAT_TOKEN)
     @blp.arguments(s.LongPollQuery, location="query")
     @blp.arguments(s.ConditionalHeaders, location="headers", as_kwargs=True)
@@ -166,7 +166,7 @@ class Seat(MethodView):
 
 @blp.route("/<game_id>/rematch")
 class Rematch(MethodView):
-    @token_first
+    @token_first(SEAT_TOKEN)
     @blp.doc(operationId="rematch", security=SEAT_TOKEN)
     @blp.response(201, s.SeatClaimed, description="The next game, your seat in it and its token (your player "
                                                   "token acts for it too)")
@@ -193,7 +193,7 @@ class Rematch(MethodView):
         """The rematch offered after a finished game, if any (its seats say who has taken theirs)"""
         return services().rematches.rematch_offered(game_id)
 
-    @token_first
+    @token_first(SEAT_TOKEN)
     @blp.doc(operationId="declineRematch", security=SEAT_TOKEN)
     @blp.response(204, description="Declined: the offered game is gone")
     @documents_problems(blp, 401, 403, 404, 409)
@@ -209,7 +209,7 @@ class Rematch(MethodView):
 
 @blp.route("/<game_id>/seats/<int:seat>/leave")
 class LeaveSeat(MethodView):
-    @token_first
+    @token_first(SEAT_TOKEN)
     @blp.doc(operationId="leaveSeat", security=SEAT_TOKEN)
     @blp.arguments(s.LeaveSeatRequest, example={"bot": "greedy"})
     @blp.response(200, s.GameView, description="The spectator view; a bot now plays the seat")
@@ -226,7 +226,7 @@ class LeaveSeat(MethodView):
 
 @blp.route("/<game_id>/actions")
 class Actions(MethodView):
-    @token_first
+    @token_first(SEAT_TOKEN)
     @blp.doc(operationId="playAction", security=SEAT_TOKEN, parameters=[IF_MATCH])
     @blp.arguments(s.ActionRequest, examples={
         "play": {"value": {"type": "play", "card": "7o"}},

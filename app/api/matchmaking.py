@@ -79,7 +79,7 @@ class TicketQuery(Schema):
 
 @blp.route("/tickets")
 class Tickets(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="createTicket", security=PLAYER_TOKEN)
     @blp.arguments(TicketRequest, examples={
         "two players, rated": {"value": {"rules": {"preset": "classic"}, "players": 2, "rated": True,
@@ -110,7 +110,7 @@ class Tickets(MethodView):
 
 @blp.route("/tickets/<ticket_id>")
 class TicketResource(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="getTicket", security=PLAYER_TOKEN)
     @blp.arguments(TicketQuery, location="query")
     @blp.response(200, Ticket)
@@ -132,7 +132,7 @@ class TicketResource(MethodView):
                 return found
         return matchmaker.ticket(ticket_id, player_id)
 
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="cancelTicket", security=PLAYER_TOKEN)
     @blp.response(200, Ticket, description="The ticket, cancelled")
     @documents_problems(blp, 401, 404, 409)

@@ -100,7 +100,7 @@ class Players(MethodView):
 
 @blp.route("/me")
 class Me(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="getMe", security=PLAYER_TOKEN)
     @blp.response(200, Player)
     @documents_problems(blp, 401)
@@ -111,7 +111,7 @@ class Me(MethodView):
 
 @blp.route("/me/games")
 class MyGames(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="listMyGames", security=PLAYER_TOKEN)
     @blp.arguments(PlayerGamesQuery, location="query")
     @blp.response(200, PlayerGame(many=True))
@@ -131,7 +131,7 @@ class MyGames(MethodView):
 
 @blp.route("/me/notices")
 class MyNotices(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="waitForNotices", security=PLAYER_TOKEN)
     @blp.arguments(TurnsQuery, location="query")
     @blp.response(200, PlayerNotices, description="The notices after `after`, as soon as there is one")
@@ -153,7 +153,7 @@ class MyNotices(MethodView):
 
 @blp.route("/me/stream")
 class MyStream(MethodView):
-    @token_first
+    @token_first(PLAYER_TOKEN)
     @blp.doc(operationId="streamNotices", security=PLAYER_TOKEN, parameters=[{
         "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
         "description": "resume after this notice id"}])

@@ -87,12 +87,17 @@ def _store_cannot_write(error):
                    "retry shortly", headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
 
 
+INVALID_JSON = "Invalid JSON body."  # webargs' message for a body it cannot parse
+
+
 def _from_http(error: HTTPException):
     status = error.code or 500
     code = CODE_BY_STATUS.get(status, "http_error")
     data = getattr(error, "data", None) or {}
     errors = _flatten(data.get("messages") or {})
     detail = error.description if not errors else "the request does not match the schema; see errors"
+    if any(e["location"] == "json" and e["field"] is None and e["message"] == INVALID_JSON for e in errors):
+        code, detail = "malformed_json", "the body is not valid JSON"
     kept = {k: v for k, v in error.get_response().headers.items() if k in ("Allow", "Retry-After")}
     return problem(status, code, error.name, detail, headers=kept, errors=errors or None)
 
