@@ -167,7 +167,8 @@ def test_a_worker_gives_a_ticket_its_bot_fill_or_expires_it(mm_app, redis_url):
     worker = start_worker(redis_url, mm_app.config["BOT_QUEUE"], stall_seconds=1)
     try:
         (_, filled_token), (_, lonely_token) = player(client, "Filled"), player(client, "Lonely")
-        filled = ticket(client, filled_token, rules="elaborate", players=4, max_wait_seconds=1, bot_fill=3).json
+        filled = ticket(client, filled_token, rules="elaborate", players=4, max_wait_seconds=1, bot_fill=3,
+                        rated=True).json
         lonely = ticket(client, lonely_token, rules="elaborate", players=2, max_wait_seconds=1).json
         got = client.get(f"/matchmaking/tickets/{filled['id']}?wait_seconds=20", headers=bearer(filled_token)).json
         assert got["status"] == "matched"
@@ -175,6 +176,7 @@ def test_a_worker_gives_a_ticket_its_bot_fill_or_expires_it(mm_app, redis_url):
         assert sorted(s["type"] for s in game["seats"]) == ["bot", "bot", "bot", "human"]
         assert {s["bot"] for s in game["seats"] if s["type"] == "bot"} == {"greedy"}
         assert len({s["name"] for s in game["seats"]}) == 4  # each seat told apart
+        assert not game["rated"]  # a rated ticket filled by bots: a person's rating moves only against people
         expired = client.get(f"/matchmaking/tickets/{lonely['id']}?wait_seconds=20", headers=bearer(lonely_token)).json
         assert expired["status"] == "expired" and expired["game_id"] is None
         notices = client.get("/players/me/notices?after=0", headers=bearer(lonely_token)).json["notices"]

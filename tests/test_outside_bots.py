@@ -17,6 +17,7 @@ from app.accounts import ratings
 from app.accounts.inbox import Inboxes
 from app.accounts.ladders import Ladders, LadderStore
 from app.accounts.store import AccountStore
+from app.ops.keys import ratings_key
 from app.engine import Game, rules_from_request
 from app.matches.play import deck_seed
 from tooling import require
@@ -67,6 +68,22 @@ def test_the_ladder_applies_each_rated_game_once_and_exactly(redis_url):
     assert (ladder[a]["rating"], ladder[a]["deviation"]) == pytest.approx(a2)
     assert (ladder[b]["rating"], ladder[b]["deviation"]) == pytest.approx(b2)
     assert (ladder[a]["games"], ladder[a]["wins"], ladder[a]["losses"]) == (2, 1, 1)
+
+
+def test_an_elo_record_is_carried_over_with_the_deviation_its_games_leave(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    ladders = Ladders(LadderStore(client, 3600), time.time)
+    pool, veteran = f"test-pool-{uuid.uuid4().hex}", f"veteran-{uuid.uuid4().hex}"
+    client.hset(ratings_key(pool), mapping={f"{veteran}:rating": 1620.5, f"{veteran}:games": 30,
+                                            f"{veteran}:wins": 20, f"{veteran}:losses": 10})  # as Elo kept it
+    record = ladders.records(pool, [veteran])[veteran]
+    assert record["rating"] == 1620.5 and record["deviation"] == pytest.approx(ratings.migrated_deviation(30))
+    assert not record["provisional"] and record["games"] == 30
+    assert ladders.rate(pool, "first-game-since", [([veteran], True), ([f"newcomer-{uuid.uuid4().hex}"], False)])
+    (expected,), _ = ratings.rate_camps([([(1620.5, ratings.migrated_deviation(30))], True),
+                                         ([(ratings.INITIAL_RATING, ratings.INITIAL_DEVIATION)], False)])
+    after = ladders.records(pool, [veteran])[veteran]
+    assert (after["rating"], after["deviation"]) == pytest.approx(expected) and after["wins"] == 21
 
 
 def test_games_finishing_at_once_in_a_pool_are_each_rated_from_the_ratings_the_one_before_left(redis_url):
