@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from app import create_app
+from app.matchmaking.service import SWEEP_LIMIT
 from faults import start_worker, stop
 from http_helpers import bearer
 
@@ -209,3 +210,32 @@ def test_tickets_racing_on_a_cluster_never_share_a_seat_nor_leave_one_empty(redi
     for t in final:
         by_game.setdefault(t["game_id"], []).append(t["seat"])
     assert len(by_game) == 6 and all(sorted(seats) == [0, 1, 2, 3] for seats in by_game.values())
+
+
+def hgetall_calls(store) -> int:
+    """HGETALL calls the Redis server has run (its scripts' included): what a sweep reads of tickets."""
+    return int(store.info("commandstats").get("cmdstat_hgetall", {}).get("calls", 0))
+
+
+def test_the_sweep_reads_only_the_tickets_due_whatever_the_number_waiting(mm_app):
+    """Issue 52: 2,000 tickets waiting, none due: a sweep reads none of them; once they are due, it
+    reads as many as one sweep takes (SWEEP_LIMIT), never the whole waiting set."""
+    matchmaker = mm_app.services.matchmaker
+    store, app_id = matchmaker.store, f"sweep-{uuid.uuid4().hex[:8]}"
+    grouping = matchmaker._grouping(app_id, 600)
+    now = grouping[0]
+    for index in range(2000):  # ratings 450 apart: none meets another
+        ticket_id = f"{app_id}~classic-2.t{index}"
+        store.submit(app_id, grouping, {
+            "id": ticket_id, "player": f"{app_id}~p{index}", "name": "p", "rating": 1500 + 450 * index,
+            "deadline": now + 600_000, "bot_fill": None, "rated": False, "pool": f"{app_id}~classic-2",
+            "players": 2, "teams": False, "turn_seconds": 30, "queue": "classic-2:casual:30"}, f"g{index}")
+    redis_client = matchmaker.store.redis
+    before = hgetall_calls(redis_client)
+    assert store.sweep(app_id, grouping, SWEEP_LIMIT, ["unused"]) == []
+    assert hgetall_calls(redis_client) - before < 50  # other tests' sweeps may run meanwhile
+    later = [now + 3000, *grouping[1:]]  # each ticket's next look (2 s on) has come
+    before = hgetall_calls(redis_client)
+    store.sweep(app_id, later, SWEEP_LIMIT, [])
+    looked_at = hgetall_calls(redis_client) - before
+    assert SWEEP_LIMIT <= looked_at < 2000, looked_at

@@ -79,15 +79,17 @@ local function reach(members)
   return high - low <= wide
 end
 local function try_group(me, game_id)
-  -- the 50 tickets on each side of `me` in its queue, by rating: the nearest are the ones it can meet
+  -- the nearest 50 tickets on each side of `me` in its queue, within the widest reach: no other can meet it
   local queue = prefix .. 'waiting:' .. me.queue
-  local rank = redis.call('ZRANK', queue, me.id)
-  if not rank then return nil end
-  local near = redis.call('ZRANGE', queue, math.max(0, rank - 50), rank + 50)
-  local candidates = {}
   local rating = tonumber(me.rating)
+  local near = redis.call('ZREVRANGEBYSCORE', queue, rating, rating - widest, 'LIMIT', 0, 51)
+  for _, other in ipairs(redis.call('ZRANGEBYSCORE', queue, rating, rating + widest, 'LIMIT', 0, 51)) do
+    table.insert(near, other)
+  end
+  local candidates, seen_ids = {}, {}
   for _, other in ipairs(near) do
-    if other ~= me.id then
+    if other ~= me.id and not seen_ids[other] then
+      seen_ids[other] = true
       local t = ticket(other)
       if t.status == 'waiting' and t.player ~= me.player and present(t.player) and reach({me, t}) then
         table.insert(candidates, t)
@@ -157,15 +159,16 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', prefix .. 'due', '-inf', now, 'L
   if t.status ~= 'waiting' then
     redis.call('ZREM', prefix .. 'due', id)
   elseif tonumber(t.deadline) <= now then
-    if t.bot_fill ~= '' and ARGV[next_id] then
+    local why = present(t.player) and 'deadline' or 'absent'
+    if t.bot_fill ~= '' and why == 'deadline' and ARGV[next_id] then
       table.insert(out, {'matched', make_group({t}, ARGV[next_id], t.bot_fill)})
       next_id = next_id + 1
-    elseif t.bot_fill == '' then
+    elseif t.bot_fill == '' or why == 'absent' then
       release(t, 'expired')
-      redis.call('HSET', prefix .. 'ticket:' .. id, 'why', 'deadline')
-      table.insert(out, {'expired', id, t.player, 'deadline'})
+      redis.call('HSET', prefix .. 'ticket:' .. id, 'why', why)
+      table.insert(out, {'expired', id, t.player, why})
     end
-  elseif ARGV[next_id] then
+  elseif ARGV[next_id] and present(t.player) then
     local group = try_group(t, ARGV[next_id])
     if group then
       table.insert(out, {'matched', group})
@@ -173,6 +176,8 @@ for _, id in ipairs(redis.call('ZRANGEBYSCORE', prefix .. 'due', '-inf', now, 'L
     else
       look_again(t)
     end
+  else
+    look_again(t)
   end
 end
 return out
