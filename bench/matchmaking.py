@@ -57,9 +57,9 @@ def start(redis_url: str, queue: str) -> tuple[list[subprocess.Popen], str]:
     port = free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
            "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_SECRET_KEY": "bench", "RONDA_TICKET_PRESENCE_SECONDS": "3600"}
-    api = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-                            "--worker-class", "gevent", "--worker-connections", "4000", "--chdir", str(ROOT),
-                            "app:create_app()"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    api = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--bind",
+                            f"127.0.0.1:{port}", "--workers", "1", "--chdir", str(ROOT), "app:create_app()"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     worker = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -83,8 +83,14 @@ def session() -> requests.Session:
 
 
 class Errors(Counter):
-    def checked(self, answer: requests.Response, expected: int, what: str) -> dict | None:
-        """The answer's body when its status is the one expected; else None, the error counted."""
+    def checked(self, method: str, url: str, expected: int, what: str, **options) -> dict | None:
+        """The answer's body when its status is the one expected; else None, the error counted
+        (a connection that failed too)."""
+        try:
+            answer = session().request(method, url, **options)
+        except requests.RequestException as error:
+            self[f"{what} {type(error).__name__}"] += 1
+            return None
         if answer.status_code != expected:
             self[f"{what} {answer.status_code}"] += 1
             return None
@@ -95,7 +101,7 @@ def players(base: str, count: int, ladder: LadderStore, pool: str, ratings: list
             errors: Errors) -> list[tuple[str, dict]]:
     """`count` players (id, auth headers), each given their rating in `pool`."""
     def one(index):
-        created = errors.checked(session().post(f"{base}/players", json={"name": f"p{index}"}), 201, "createPlayer")
+        created = errors.checked("POST", f"{base}/players", 201, "createPlayer", json={"name": f"p{index}"})
         if created is None:
             return None
         ladder.put(pool, f"player:{created['player']['id']}", ratings[index])
@@ -108,7 +114,7 @@ def unrelated_request(base: str, errors: Errors, count: int = 400) -> tuple[floa
     times = []
     for _ in range(count):
         started = time.perf_counter()
-        errors.checked(session().get(f"{base}/games?status=open&page_size=10"), 200, "listGames")
+        errors.checked("GET", f"{base}/games?status=open&page_size=10", 200, "listGames")
         times.append((time.perf_counter() - started) * 1000)
     return percentile(times, 0.5), percentile(times, 0.99)
 
@@ -118,8 +124,8 @@ def fill(base, ladder, waiting_count, errors) -> tuple[list, list, list[float]]:
     waiting = players(base, waiting_count, ladder, "traditional-2", ratings, errors)
 
     def queue(entry):
-        return errors.checked(session().post(f"{base}/matchmaking/tickets", headers=entry[1], json={
-            "rules": {"preset": "traditional"}, "players": 2, "max_wait_seconds": 600}), 202, "createTicket")
+        return errors.checked("POST", f"{base}/matchmaking/tickets", 202, "createTicket", headers=entry[1], json={
+            "rules": {"preset": "traditional"}, "players": 2, "max_wait_seconds": 600})
     with ThreadPoolExecutor(32) as threads:
         tickets = list(threads.map(queue, waiting))
     met = sum(1 for t in tickets if t and t["status"] != "waiting")
@@ -134,14 +140,14 @@ def deep_pool(base, ladder, waiting, tickets, ratings, probes, errors):
     waits = []
     for (_, headers), index in zip(probe_players, chosen, strict=True):
         answer = {}
-        poll = threading.Thread(target=lambda i=index, answer=answer: answer.update(errors.checked(session().get(
-            f"{base}/matchmaking/tickets/{tickets[i]['id']}", params={"wait_seconds": 10},
-            headers=waiting[i][1]), 200, "getTicket") or {}))
+        poll = threading.Thread(target=lambda i=index, answer=answer: answer.update(errors.checked(
+            "GET", f"{base}/matchmaking/tickets/{tickets[i]['id']}", 200, "getTicket", params={"wait_seconds": 10},
+            headers=waiting[i][1]) or {}))
         poll.start()
         time.sleep(0.05)  # the long poll is waiting
         started = time.perf_counter()
-        errors.checked(session().post(f"{base}/matchmaking/tickets", headers=headers, json={
-            "rules": {"preset": "traditional"}, "players": 2, "max_wait_seconds": 600}), 202, "createTicket")
+        errors.checked("POST", f"{base}/matchmaking/tickets", 202, "createTicket", headers=headers, json={
+            "rules": {"preset": "traditional"}, "players": 2, "max_wait_seconds": 600})
         poll.join()
         waits.append((time.perf_counter() - started) * 1000)
         if answer.get("status") != "matched":
@@ -161,11 +167,11 @@ def stream(base, ladder, count, per_minute, waiting_count, errors) -> int:
         time.sleep(max(0.0, due - time.perf_counter()))
         late_ms.append((time.perf_counter() - due) * 1000)
         player_id, headers = joining[index]
-        ticket = errors.checked(session().post(f"{base}/matchmaking/tickets", headers=headers, json={
-            "rules": {"preset": "classic"}, "players": 2, "max_wait_seconds": 60}), 202, "createTicket")
+        ticket = errors.checked("POST", f"{base}/matchmaking/tickets", 202, "createTicket", headers=headers, json={
+            "rules": {"preset": "classic"}, "players": 2, "max_wait_seconds": 60})
         while ticket and ticket["status"] == "waiting":
-            ticket = errors.checked(session().get(f"{base}/matchmaking/tickets/{ticket['id']}",
-                                                  params={"wait_seconds": 25}, headers=headers), 200, "getTicket")
+            ticket = errors.checked("GET", f"{base}/matchmaking/tickets/{ticket['id']}", 200, "getTicket",
+                                    params={"wait_seconds": 25}, headers=headers)
         if ticket:
             results.append((player_id, ticket, (time.perf_counter() - due) * 1000))
             if ticket["status"] == "matched":
@@ -180,7 +186,7 @@ def stream(base, ladder, count, per_minute, waiting_count, errors) -> int:
 
     def check_game(item):
         game_id, entries = item
-        game = errors.checked(session().get(f"{base}/games/{game_id}"), 200, "getGame")
+        game = errors.checked("GET", f"{base}/games/{game_id}", 200, "getGame")
         seated = game and sorted((s["player"], s["seat"]) for s in game["seats"])
         return seated == sorted((p, seat) for p, seat, _ in entries) and len(entries) == 2
     with ThreadPoolExecutor(32) as threads:

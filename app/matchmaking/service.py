@@ -81,7 +81,10 @@ class Matchmaker:
 
     def present(self, player_id: str):
         """The player shows they are here (their stream, a read of their ticket): a waiting ticket
-        of theirs lives on."""
+        of theirs lives on, and so does the player (their record's idle time starts again, as a
+        use of their token does); a player whose record has expired is present nowhere."""
+        if self.players.store.load(player_id, used=True) is None:
+            return
         app_id = app_of(player_id)
         self.store.seen(app_id, self._grouping(app_id), player_id)
 

@@ -126,8 +126,16 @@ export async function table(gameId) {
 
   function outcome() {
     const score = view.scores.join(" – ");
+    if (view.outcome?.reason === "aborted") return "Aborted: nobody won";
     if (!seat) return `${campName(view, view.winner)} won ${score}`;
     return view.camps[seat.seat] === view.winner ? `You won ${score}` : `You lost ${score}`;
+  }
+
+  function ending() {
+    const absent = view.outcome?.seat;
+    if (view.outcome?.reason === "aborted") return `Seat ${absent + 1} never made a first move in time: the game is not counted.`;
+    if (view.outcome?.reason === "forfeit") return `${campName(view, view.winner)} won: seat ${absent + 1} missed three turns in a row.`;
+    return `${campName(view, view.winner)} won.`;
   }
 
   function result() {
@@ -150,7 +158,7 @@ export async function table(gameId) {
     const camps = [...new Set(view.camps)];
     return h("section", { class: "result panel", id: "result" },
       h("h2", { id: "outcome" }, outcome()),
-      h("p", {}, `${campName(view, view.winner)} won.`),
+      h("p", { id: "ending" }, ending()),
       rounds.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": "Scores by round" }, h("table", { id: "rounds" },
         h("thead", {}, h("tr", {}, h("th", {}, "Round"), camps.map((camp) => h("th", {}, campName(view, camp))))),
         h("tbody", {}, rounds.map((event) => h("tr", {}, h("td", {}, event.round + 1), event.scores.map((n) => h("td", {}, n))))))) : null,

@@ -52,8 +52,11 @@ export function describe(event, game) {
     case "score": return `${camp(event.camp)} ${event.points >= 0 ? "+" : ""}${event.points} for ${REASONS[event.reason] || event.reason.replaceAll("_", " ")}.`;
     case "table_swept": return `${who(event.seat)}, the last to capture, takes what is left: ${cards(event.cards)}.`;
     case "round_end": return `Round ${event.round + 1} ends. Scores: ${event.scores.join(" – ")}.`;
-    case "game_over": return `Game over: ${camp(event.winner)} win${game.seats.filter((s) => game.camps[s.seat] === event.winner).length > 1 ? "" : "s"} ${event.scores.join(" – ")}.`;
-    case "turn_timeout": return `${who(event.seat)} ran out of time; the ${event.bot} bot played for them.`;
+    case "game_over":
+      if (event.reason === "aborted") return `Game aborted: ${who(event.seat)} never made a first move in time.`;
+      if (event.reason === "forfeit") return `Game over: ${who(event.seat)} missed three turns in a row; ${camp(event.winner)} win by forfeit.`;
+      return `Game over: ${camp(event.winner)} win${game.seats.filter((s) => game.camps[s.seat] === event.winner).length > 1 ? "" : "s"} ${event.scores.join(" – ")}.`;
+    case "turn_timeout": return `${who(event.seat)} ran out of time (${event.missed ?? 1} in a row); the ${event.bot} bot played for them.`;
     case "seat_left": return `${who(event.seat)} left; the ${event.bot} bot plays the seat now.`;
     case "seat_taken": return `${event.name} takes seat ${event.seat}.`;
     default: return event.type;
