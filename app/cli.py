@@ -5,6 +5,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from importlib.metadata import version
 
 from .embedded import DEFAULT_DATA_DIR
@@ -13,7 +14,6 @@ from .embedded import DEFAULT_DATA_DIR
 def serve(args):
     import signal
     import threading
-    from pathlib import Path
     from . import create_app
     from .ops.config import Config
     from .jobs.sweep import sweep_forever
@@ -103,23 +103,33 @@ def apps(args):
     from .apps.store import AppStore
     from .games.records import utc_now
     from .ops.config import settings
-    from .wiring import quotas, redis_client, store_client
+    from .embedded import persistent_secret, served_store
+    from .wiring import quotas, redis_client, secret_key, store_client
     config = settings()
     if not config["REDIS_URL"]:
-        sys.exit("ronda apps needs REDIS_URL (with the embedded store, use the admin API: POST /admin/apps)")
+        data_dir = Path(args.data_dir).expanduser()
+        config["REDIS_URL"] = served_store(data_dir)
+        if not config["REDIS_URL"]:
+            sys.exit(f"ronda apps needs REDIS_URL, or a `ronda serve` running on {data_dir} (--data-dir)")
+        config["SECRET_KEY"] = config["SECRET_KEY"] or persistent_secret(data_dir)
     service = AppService(AppStore(store_client(config, redis_client(config["REDIS_URL"], 2))), utc_now,
-                         public_quotas=quotas(config, "PUBLIC"), default_quotas=quotas(config, "APP"))
+                         public_quotas=quotas(config, "PUBLIC"), default_quotas=quotas(config, "APP"),
+                         secret=secret_key(config))
     if args.action == "create":
-        app, key = service.create(args.name, {"requests_per_minute": args.requests_per_minute,
-                                              "live_games": args.live_games, "players": args.players})
-        shown: object = {"app": app, "key": key}
+        app, keys = service.create(args.name, {"requests_per_minute": args.requests_per_minute,
+                                               "live_games": args.live_games, "players": args.players})
+        shown: object = {"app": app, "client_key": keys["client"], "server_key": keys["server"]}
     elif args.action == "list":
         shown = service.list()
     elif args.action == "show":
         shown = service.show(args.app_id)
     elif args.action == "rotate":
-        app, key = service.rotate(args.app_id, config["APP_KEY_GRACE_SECONDS"] if args.grace is None else args.grace)
-        shown = {"app": app, "key": key}
+        kind = "server" if args.server else "client"
+        app, key = service.rotate(args.app_id, kind,
+                                  config["APP_KEY_GRACE_SECONDS"] if args.grace is None else args.grace)
+        shown = {"app": app, "kind": kind, "key": key}
+    elif args.action == "restore":
+        shown = service.restore(args.app_id)
     else:
         shown = service.revoke(args.app_id)
     print(json.dumps(shown, indent=2))
@@ -218,21 +228,26 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--webhooks", action="store_true",
                      help="deliver webhooks instead (a queue of its own: a slow endpoint never holds up a move)")
     cmd.set_defaults(run=worker)
-    cmd = commands.add_parser("apps", help="the operator's apps: create, list, show, rotate, revoke",
-                              description="Apps on the deployment REDIS_URL names (docs/apps.md). Prints JSON; "
-                                          "a key is shown once, when made.")
+    cmd = commands.add_parser("apps", help="the operator's apps: create, list, show, rotate, revoke, restore",
+                              description="Apps on the deployment REDIS_URL names, or without it on the `ronda "
+                                          "serve` running on --data-dir (docs/apps.md). Prints JSON; a key is "
+                                          "shown once, when made.")
+    cmd.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                     help="without REDIS_URL: the data directory of the running `ronda serve` (its default)")
     actions = cmd.add_subparsers(dest="action", required=True)
-    made = actions.add_parser("create", help="make an app and print its key")
+    made = actions.add_parser("create", help="make an app and print its client and server keys")
     made.add_argument("name")
     for quota in ("requests-per-minute", "live-games", "players"):
         made.add_argument(f"--{quota}", type=int, help="its quota (default from RONDA_APP_*; 0: none)")
     actions.add_parser("list", help="every app")
-    for action, helped in (("show", "one app"), ("rotate", "a new key; the old one works for --grace seconds"),
-                           ("revoke", "end every key of the app at once")):
+    for action, helped in (("show", "one app"),
+                           ("rotate", "a new client key (--server: server key); the old works for --grace seconds"),
+                           ("revoke", "stop every key of the app at once"), ("restore", "undo a revocation")):
         one = actions.add_parser(action, help=helped)
         one.add_argument("app_id")
         if action == "rotate":
             one.add_argument("--grace", type=int, help="seconds (default RONDA_APP_KEY_GRACE_SECONDS, a day)")
+            one.add_argument("--server", action="store_true", help="replace the server key, not the client key")
     cmd.set_defaults(run=apps)
     cmd = commands.add_parser("match", help="play a bot-only match here, without a server",
                               description="Play bots against each other (seats rotate, decks in duplicate) and "

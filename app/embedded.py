@@ -24,6 +24,7 @@ DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" /
 # A loaded machine, or a large append-only file to load, can keep the server from answering for a while.
 EMBEDDED_START_SECONDS = float(os.environ.get("RONDA_EMBEDDED_START_SECONDS", 120))
 MAX_SOCKET_PATH = 107  # bytes of a Unix socket's path (Linux's sun_path, less its NUL)
+STORE_URL_FILE = "store.url"  # where a serving `ronda serve` says its store is, for `ronda apps`
 _SERVERS: list = []
 _HELD: list = []  # the data directories' lock files, open while the process runs
 
@@ -88,6 +89,7 @@ def start_embedded_redis(data_dir: Path) -> str | None:
     atexit.register(_stop, process)
     url = f"unix://{socket}"
     if answering(process, redis.Redis.from_url(url), EMBEDDED_START_SECONDS):
+        (data_dir / STORE_URL_FILE).write_text(url)
         return url
     _stop(process)
     if process.returncode:
@@ -123,6 +125,20 @@ def answering(process, client, seconds: float = 10) -> bool:
         except (redis.ConnectionError, FileNotFoundError):  # not listening yet, or loading its data
             time.sleep(0.025)
     return False
+
+
+def served_store(data_dir: Path) -> str | None:
+    """The store of the `ronda serve` running on `data_dir` (for `ronda apps` to make keys there),
+    or None when none runs on it (its lock is free) or it serves no embedded redis-server."""
+    lock, url = data_dir / "serve.lock", data_dir / STORE_URL_FILE
+    if not lock.exists() or not url.exists():
+        return None
+    with open(lock) as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return url.read_text().strip()  # held: a server runs there
+        return None
 
 
 def persistent_secret(data_dir: Path) -> str:

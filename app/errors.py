@@ -130,6 +130,12 @@ class InvalidAppKey(ServiceError):
     status, code = 401, "invalid_app_key"
 
 
+class ServerKeyRequired(ServiceError):
+    """An operation of the app's server (its webhooks, deliveries, settings), asked with a key that
+    is not the server key, or with the server key from a browser."""
+    status, code = 403, "server_key_required"
+
+
 class OperatorOnly(ServiceError):
     status, code = 401, "operator_only"
 

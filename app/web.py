@@ -77,7 +77,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
     services = wiring.Services(app.config, in_process)
     app.api, app.services, app.live = api, services, wiring.live_hub(services, render_event)
-    tenancy.install(app, outside_apps=[health.blp, apps.admin_blp, web_client.blp])
+    tenancy.install(app)
     limits.install(app, services.window_counts, exempt_blueprints=[health.blp], app_quotas=services.apps.quotas)
 
     if app.config["TRUSTED_PROXIES"]:  # the client's address, scheme and host as the proxies saw them

@@ -14,6 +14,7 @@ from .accounts.inbox import Inboxes
 from .accounts.ladders import Ladders, LadderStore
 from .accounts.service import AccountService
 from .accounts.store import AccountStore
+from .apps.attempts import ConcurrentAttempts
 from .apps.service import AppService
 from .apps.store import AppStore
 from .apps.webhook_store import WebhookStore
@@ -67,10 +68,12 @@ class Services:
         self.accounts = AccountService(AccountStore(client, inboxes, config["BOT_IDLE_TTL"]), self.ladders, utc_now,
                                        secret_key(config))
         self.apps = AppService(AppStore(client), utc_now, public_quotas=quotas(config, "PUBLIC"),
-                               default_quotas=quotas(config, "APP"))
+                               default_quotas=quotas(config, "APP"), secret=secret_key(config))
         self.webhooks = WebhookService(WebhookStore(client), self.dispatcher, utc_now, config["WEBHOOK_RETRY_SECONDS"],
                                        config["WEBHOOK_TIMEOUT_SECONDS"], config["WEBHOOK_LEASE_SECONDS"],
                                        config["WEBHOOK_PAUSE_SECONDS"], config["WEBHOOK_PRIVATE_NETWORKS"])
+        self.attempts = ConcurrentAttempts(self.webhooks.attempt, self.webhooks.endpoint_of,
+                                           config["WEBHOOK_THREADS"], config["WEBHOOK_PER_ENDPOINT"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
                                                  counted_ttl=2 * config["FINISHED_GAME_TTL"]),
                                      self.ladders, utc_now, secret_key(config), self.webhooks)

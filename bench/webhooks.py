@@ -129,9 +129,9 @@ def main(argv=None) -> int:
     try:
         made = session().post(f"{base}/admin/apps", json={"name": "bench"},
                               headers={"Authorization": f"Bearer {OPERATOR}"}).json()
-        key = made["key"]
+        key = made["client_key"]
         session().post(f"{base}/apps/me/webhooks", json={"url": receiver.url, "events": ["your_turn", "game_over"]},
-                       headers={"X-Ronda-App": key})
+                       headers={"X-Ronda-App": made["server_key"]})
         games_of_players(base, key, 1)  # a worker's first job builds its services: not measured
         while not receiver.latencies_ms:
             time.sleep(0.05)

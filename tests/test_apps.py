@@ -13,6 +13,7 @@ import time
 import pytest
 import requests
 
+from app.games.seats import token_digest
 from http_helpers import in_one_window
 from test_players import rated_game, wait_finished
 
@@ -44,7 +45,7 @@ def operator(**headers):
 def new_app(base, name="Cafe", **quotas) -> tuple[dict, str]:
     rv = requests.post(f"{base}/admin/apps", json={"name": name, "quotas": quotas}, headers=operator())
     assert rv.status_code == 201, rv.text
-    return rv.json()["app"], rv.json()["key"]
+    return rv.json()["app"], rv.json()["client_key"]
 
 
 def in_app(key, token=None):
@@ -188,7 +189,7 @@ def test_a_rotated_key_works_through_its_grace_and_a_revoked_app_answers_401(bas
     game = open_game(base, old)
     rotated = requests.post(f"{base}/admin/apps/{app['id']}/rotate", json={"grace_seconds": 6}, headers=operator())
     new = rotated.json()["key"]
-    assert new != old and len(rotated.json()["app"]["keys"]) == 2
+    assert new != old and sorted(k["kind"] for k in rotated.json()["app"]["keys"]) == ["client", "client", "server"]
     for key in (old, new):
         assert requests.get(f"{base}/games/{game['id']}", headers=in_app(key)).status_code == 200
     time.sleep(6 + 2.5)  # the grace, and a process's two seconds of remembering the app
@@ -196,7 +197,7 @@ def test_a_rotated_key_works_through_its_grace_and_a_revoked_app_answers_401(bas
     assert ended.status_code == 401 and ended.json()["code"] == "invalid_app_key"
     assert requests.get(f"{base}/games/{game['id']}", headers=in_app(new)).status_code == 200
     revoked = requests.post(f"{base}/admin/apps/{app['id']}/revoke", headers=operator())
-    assert revoked.json()["revoked_at"] and revoked.json()["keys"] == []
+    assert revoked.json()["revoked_at"]
     time.sleep(2.5)
     assert requests.get(f"{base}/games/{game['id']}", headers=in_app(new)).status_code == 401
     assert requests.get(f"{base}/games?status=open", headers=in_app("rapp.nothing.at-all")).status_code == 401
@@ -222,7 +223,8 @@ def ronda_apps(redis_url, *args) -> dict | list:
 @pytest.mark.slow
 def test_the_operator_cli_creates_lists_shows_rotates_and_revokes_apps(redis_url, base):
     made = ronda_apps(redis_url, "create", "From the shell", "--live-games", "5")
-    app_id, key = made["app"]["id"], made["key"]
+    app_id, key = made["app"]["id"], made["client_key"]
+    assert made["server_key"].startswith("rsrv.")
     assert made["app"]["quotas"]["live_games"] == 5
     assert app_id in {found["id"] for found in ronda_apps(redis_url, "list")}
     assert ronda_apps(redis_url, "show", app_id)["name"] == "From the shell"
@@ -260,8 +262,72 @@ def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_r
     round_trips_of_a_scrape()  # the first scrape of a process registers what it reads
     with_one = round_trips_of_a_scrape()
     created = [app.services.apps.create(f"Studio {n}")[0]["id"] for n in range(30)]
-    client.post("/games", json={"players": 2}, headers={"X-Ronda-App": app.services.apps.rotate(created[0], 0)[1]})
+    rotated_key = app.services.apps.rotate(created[0], "client", 0)[1]
+    client.post("/games", json={"players": 2}, headers={"X-Ronda-App": rotated_key})
     with_thirty_one = round_trips_of_a_scrape()
     assert with_one == with_thirty_one <= 6, (with_one, with_thirty_one)  # apps, 2 pipelines, 3 queue depths
     text = client.get("/metrics").get_data(as_text=True)
     assert f'ronda_app_live_games{{app="{created[0]}"}} 1.0' in text
+
+
+def test_a_client_key_plays_and_only_the_server_key_manages_the_apps_webhooks(base):
+    """Issue 53: the key in a phone binary cannot add an endpoint nor read deliveries; the server
+    key can, but not from a browser (a request with an Origin)."""
+    made = requests.post(f"{base}/admin/apps", json={"name": "Two keys"}, headers=operator()).json()
+    client_key, server_key = made["client_key"], made["server_key"]
+    assert client_key.startswith("rapp.") and server_key.startswith("rsrv.")
+    assert sorted(k["kind"] for k in made["app"]["keys"]) == ["client", "server"]
+    for key in (client_key, server_key):  # both play: players, games
+        assert new_player(base, key)[0]["id"].startswith(made["app"]["id"])
+    hook = {"url": "https://hooks.example.com/ronda", "events": ["your_turn"]}
+    refused = requests.post(f"{base}/apps/me/webhooks", json=hook, headers=in_app(client_key))
+    assert refused.status_code == 403 and refused.json()["code"] == "server_key_required"
+    assert "client key" in refused.json()["detail"]
+    for path in ("/apps/me", "/apps/me/webhooks"):
+        assert requests.get(f"{base}{path}", headers=in_app(client_key)).status_code == 403
+    from_a_page = requests.post(f"{base}/apps/me/webhooks", json=hook,
+                                headers={**in_app(server_key), "Origin": "https://cafe.example"})
+    assert from_a_page.status_code == 403 and "browser" in from_a_page.json()["detail"]
+    assert requests.post(f"{base}/apps/me/webhooks", json=hook, headers=in_app(server_key)).status_code == 201
+    assert requests.get(f"{base}/apps/me", headers=in_app(server_key)).json()["app"]["id"] == made["app"]["id"]
+
+
+def test_each_key_rotates_alone_a_replayed_creation_answers_the_same_keys_and_a_revocation_is_undone(base):
+    created = [requests.post(f"{base}/admin/apps", json={"name": "Replayed"},
+                             headers=operator(**{"Idempotency-Key": "make-it-once"})) for _ in range(2)]
+    assert created[1].headers.get("Idempotent-Replayed") == "true"
+    first, again = created[0].json(), created[1].json()
+    assert again == first  # the same app, and its keys derived again (the record keeps none)
+    app_id, client_key, server_key = first["app"]["id"], first["client_key"], first["server_key"]
+    rotated = requests.post(f"{base}/admin/apps/{app_id}/rotate", json={"kind": "server", "grace_seconds": 0},
+                            headers=operator()).json()
+    assert rotated["kind"] == "server" and rotated["key"].startswith("rsrv.")
+    time.sleep(2.5)  # a process remembers an app for two seconds
+    assert requests.get(f"{base}/apps/me", headers=in_app(server_key)).status_code == 401
+    assert requests.get(f"{base}/apps/me", headers=in_app(rotated["key"])).status_code == 200
+    assert requests.get(f"{base}/games?status=open", headers=in_app(client_key)).status_code == 200  # untouched
+    quotas = requests.patch(f"{base}/admin/apps/{app_id}/quotas", json={"live_games": 7}, headers=operator())
+    assert quotas.status_code == 200 and quotas.json()["quotas"]["live_games"] == 7
+    requests.post(f"{base}/admin/apps/{app_id}/revoke", headers=operator())
+    time.sleep(2.5)
+    assert requests.get(f"{base}/games?status=open", headers=in_app(client_key)).status_code == 401
+    restored = requests.post(f"{base}/admin/apps/{app_id}/restore", headers=operator()).json()
+    assert restored["revoked_at"] is None
+    time.sleep(2.5)
+    assert requests.get(f"{base}/games?status=open", headers=in_app(client_key)).status_code == 200
+
+
+def test_a_key_made_before_the_two_kinds_works_as_both_until_the_apps_first_server_key(redis_url):
+    from app import create_app
+    app = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
+                      "RATE_LIMIT_PER_TOKEN": 0})
+    apps = app.services.apps
+    made, _ = apps.create("Older")
+    legacy = f"rapp.{made['id']}.an-old-random-key"
+    doc = apps.store.load(made["id"])
+    doc["keys"] = [{"hash": token_digest(legacy), "expires_at": None}]  # as an earlier release kept it
+    apps.store.save(doc)
+    assert apps.app_of_key(legacy) == (made["id"], "both")
+    apps.rotate(made["id"], "server", 0)
+    apps._forget(made["id"])
+    assert apps.app_of_key(legacy) == (made["id"], "client")  # its webhooks now take the server key

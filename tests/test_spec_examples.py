@@ -91,11 +91,13 @@ def send(base, operation, example):
     operator = {"Authorization": f"Bearer {LIVE_OPERATOR_KEY}"}
     if operation == "createApp":
         return requests.post(f"{base}/admin/apps", json=example, headers=operator)
-    if operation in ("rotateAppKey", "createWebhook"):
+    if operation in ("rotateAppKey", "setAppQuotas", "createWebhook"):
         made = requests.post(f"{base}/admin/apps", json={"name": "Examples"}, headers=operator).json()
         if operation == "rotateAppKey":
             return requests.post(f"{base}/admin/apps/{made['app']['id']}/rotate", json=example, headers=operator)
-        return requests.post(f"{base}/apps/me/webhooks", json=example, headers={"X-Ronda-App": made["key"]})
+        if operation == "setAppQuotas":
+            return requests.patch(f"{base}/admin/apps/{made['app']['id']}/quotas", json=example, headers=operator)
+        return requests.post(f"{base}/apps/me/webhooks", json=example, headers={"X-Ronda-App": made["server_key"]})
     raise AssertionError(f"no way to send an example of {operation}: add one here")
 
 

@@ -4,6 +4,7 @@ would. Real processes: the API, a `ronda worker` (bot moves, timers, the sweep),
 --webhooks`, a receiver that fails, times out and recovers; a worker killed mid-attempt and a
 Redis restarted lose no delivery. And correspondence play: a long turn's reminder and timeout."""
 
+import socket
 import ssl
 import subprocess
 import sys
@@ -90,12 +91,12 @@ class Deployment:
         self.workers = [self._worker(), self._worker("--webhooks")]
         made = requests.post(f"{self.base}/admin/apps", json={"name": "Hooked"},
                              headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
-        self.app_id, self.key = made["app"]["id"], made["key"]
+        self.app_id, self.key, self.server_key = made["app"]["id"], made["client_key"], made["server_key"]
         self.receiver = Receiver()
         endpoint = requests.post(
             f"{self.base}/apps/me/webhooks",
             json={"url": self.receiver.url, "events": list(events)},
-            headers={"X-Ronda-App": self.key},
+            headers={"X-Ronda-App": self.server_key},
         )
         assert endpoint.status_code == 201, endpoint.text
         self.endpoint, self.receiver.secret = endpoint.json(), endpoint.json()["secret"]
@@ -112,7 +113,7 @@ class Deployment:
 
     def deliveries(self) -> list[dict]:
         rv = requests.get(f"{self.base}/apps/me/webhooks/{self.endpoint['id']}/deliveries?page_size=100",
-                          headers={"X-Ronda-App": self.key})
+                          headers={"X-Ronda-App": self.server_key})
         assert rv.status_code == 200, rv.text
         return rv.json()
 
@@ -181,13 +182,13 @@ def test_a_delivery_that_never_succeeds_is_kept_as_failed_and_can_be_sent_again(
     failed = deployment.wait(lambda: next((d for d in deployment.deliveries()
                                            if d["id"] == delivery["id"] and d["status"] == "failed"), None))
     assert len(failed["attempts"]) == 1 + len(SETTINGS["WEBHOOK_RETRY_SECONDS"]) and failed["next_attempt_at"] is None
-    use = requests.get(f"{deployment.base}/apps/me", headers={"X-Ronda-App": deployment.key}).json()
+    use = requests.get(f"{deployment.base}/apps/me", headers={"X-Ronda-App": deployment.server_key}).json()
     assert use["deliveries"]["failed"] >= 1
     metrics = requests.get(f"{deployment.base}/metrics").text
     assert f'ronda_app_webhook_deliveries{{app="{deployment.app_id}",status="failed"}}' in metrics
     deployment.receiver.plan = lambda delivery_id, attempt: "ok"
     resent = requests.post(f"{deployment.base}/apps/me/webhooks/{deployment.endpoint['id']}/deliveries/"
-                           f"{delivery['id']}/resend", headers={"X-Ronda-App": deployment.key})
+                           f"{delivery['id']}/resend", headers={"X-Ronda-App": deployment.server_key})
     assert resent.status_code == 202 and resent.json()["status"] == "pending"
     deployment.wait(lambda: next((d for d in deployment.deliveries()
                                   if d["id"] == delivery["id"] and d["status"] == "delivered"), None))
@@ -224,14 +225,91 @@ def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
         deployment.close()
 
 
+class TricklingReceiver:
+    """An endpoint that takes a request, then answers a byte every half second: each within the
+    socket timeout, the whole answer never. It counts the requests it was sent."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+        self.requests = 0
+        self.stop = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stop.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.requests += 1
+            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
+
+    def _trickle(self, connection):
+        with connection:
+            connection.recv(65536)
+            for byte in b"HTTP/1.1 204 No Content\r\n" * 10:
+                if self.stop.wait(0.5):
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:  # cut off by the attempt's deadline
+                    return
+
+    def close(self):
+        self.stop.set()
+        self.listener.close()
+
+
+@pytest.mark.slow
+def test_a_trickling_endpoint_stalls_no_other_endpoint_and_is_cut_off_at_its_deadline(deployment):
+    """Issue 53: one app's endpoint trickles its answer (each byte within the 1.5 s socket timeout);
+    another app's healthy endpoint gets its delivery within a second or two of its notice, and the
+    trickling attempt ends at its deadline (timeout + 0.5 s), its endpoint paused."""
+    trickling = TricklingReceiver()
+    try:
+        made = requests.post(f"{deployment.base}/admin/apps", json={"name": "Trickle"},
+                             headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+        slow_key = made["client_key"]
+        endpoint = requests.post(f"{deployment.base}/apps/me/webhooks", headers={"X-Ronda-App": made["server_key"]},
+                                 json={"url": trickling.url, "events": ["your_turn"]}).json()
+        for _ in range(3):  # deliveries to the trickling endpoint first
+            _, token = new_player(deployment.base, slow_key)
+            requests.post(f"{deployment.base}/games", headers={"X-Ronda-App": slow_key,
+                                                               "Authorization": f"Bearer {token}"},
+                          json={"players": 2, "first_dealer": 1,
+                                "seats": [{"type": "human", "mine": True}, {"type": "bot", "bot": "random"}]})
+        deployment.wait(lambda: trickling.requests, what="the trickling endpoint's first request")
+        noticed = time.monotonic()
+        deployment.player_game_against_a_bot(first_dealer=1)  # seat 0 plays first: your_turn at once
+        deployment.wait(lambda: deployment.receiver.received, seconds=30, what="the healthy delivery")
+        assert time.monotonic() - noticed < 2.5  # not behind the trickle (about 15 s before)
+        listed = deployment.wait(lambda: [d for d in requests.get(
+            f"{deployment.base}/apps/me/webhooks/{endpoint['id']}/deliveries",
+            headers={"X-Ronda-App": made["server_key"]}).json() if d["attempts"]], what="an attempt's record")
+        first = listed[-1]["attempts"][0]
+        assert first["status_code"] is None and "deadline" in first["error"], first
+        assert first["seconds"] < 1.5 + 0.5 + 1  # the deadline, not the trickle's 12 s
+    finally:
+        trickling.close()
+
+
 @pytest.mark.slow
 def test_a_long_turn_sends_a_reminder_then_its_timeout_by_stream_and_webhook(deployment):
     """A reminder at half the turn (TURN_REMINDER_FRACTION 0.5 here): 4 s before the timeout, room
     for a late sweep on a loaded machine (a reminder after the turn ended is rightly not sent)."""
     _player, token, game = deployment.player_game_against_a_bot(turn_timeout_seconds=8)
     headers = {"X-Ronda-App": deployment.key, "Authorization": f"Bearer {token}"}
-    listing = deployment.wait(lambda: [g for g in requests.get(f"{deployment.base}/players/me/games?status=active",
-                                                               headers=headers).json() if g["your_turn"]])
+
+    def my_turn():
+        return [g for g in requests.get(f"{deployment.base}/players/me/games?status=active", headers=headers).json()
+                if g["your_turn"]]
+    deployment.wait(my_turn)
+    view = requests.get(f"{deployment.base}/games/{game['id']}/view", headers=headers).json()
+    moved = requests.post(f"{deployment.base}/games/{game['id']}/actions", json=view["legal_actions"][0],
+                          headers={**headers, "If-Match": f'"{view["version"]}"'})
+    assert moved.status_code == 200  # the player's first move: a timeout after it is a missed turn, not an abort
+    listing = deployment.wait(lambda: [g for g in my_turn() if g["version"] > moved.json()["game"]["version"]])
     assert 0 < listing[0]["seconds_left"] <= 8
     reminder = first_delivery(deployment, "turn_reminder")
     timeout = first_delivery(deployment, "turn_timeout")
@@ -271,7 +349,7 @@ def in_process(redis_url, **settings):
 def new_app_key(app) -> tuple[str, str]:
     made = app.test_client().post("/admin/apps", json={"name": "Egress"},
                                   headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json
-    return made["app"]["id"], made["key"]
+    return made["app"]["id"], made["server_key"]
 
 
 def register(app, key, url, events=("your_turn",)):

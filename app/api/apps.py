@@ -1,26 +1,29 @@
-"""/admin/apps (the operator's, with the operator key) and /apps/me (an app's own, with its key in
-X-Ronda-App): apps, their keys and quotas, and their signed webhooks (docs/apps.md)."""
+"""/admin/apps (the operator's, with the operator key) and /apps/me (an app's server's, with its
+server key in X-Ronda-App): apps, their keys and quotas, and their signed webhooks (docs/apps.md)."""
 
+import hashlib
 import hmac
 
 from flask import current_app, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from ..ops.scope import PUBLIC_APP
-from ..errors import InvalidAppKey, OperatorOnly
+from ..apps.service import CLIENT, KEY_PREFIXES
+from ..errors import OperatorOnly
 from ..players.notices import NOTICE_TYPES
+from . import idempotency
 from .common import bearer_token, documents_problems, services
 from .smorest import Blueprint
 from .schemas import Answer, Integer, PersonName, PlayerNotice
-from .tenancy import APP_HEADER, current_app_id
+from .tenancy import APP_HEADER, server_app
 
 admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",
                       description="The operator's: apps, their keys and quotas (Authorization: Bearer <operator key>)")
 blp = Blueprint("apps", __name__, url_prefix="/apps/me",
-                description="An app's own: its quotas and use, and its signed webhooks (X-Ronda-App: <app key>)")
+                description="An app's server's: its quotas and use, and its signed webhooks "
+                            "(X-Ronda-App: <server key>)")
 OPERATOR: list[dict] = [{"operatorKey": []}]
-APP_KEY: list[dict] = [{"appKey": []}]
+SERVER_KEY: list[dict] = [{"appServerKey": []}]
 
 
 class Quotas(Answer):
@@ -36,8 +39,10 @@ class QuotasRequest(Schema):
 
 
 class AppKeyState(Answer):
+    kind = fields.String(required=True, validate=validate.OneOf(("client", "server", "both")), metadata={
+        "description": "client, server, or both: a key made before the two kinds, until the app's first server key"})
     expires_at = fields.Float(allow_none=True, required=True, metadata={
-        "description": "null: the current key; else a rotated key's end of grace (seconds since the epoch)"})
+        "description": "null: a current key; else a rotated key's end of grace (seconds since the epoch)"})
 
 
 class App(Answer):
@@ -50,10 +55,19 @@ class App(Answer):
     keys = fields.List(fields.Nested(AppKeyState), required=True, metadata={"description": "the keys valid now"})
 
 
-class AppWithKey(Answer):
+class AppCreated(Answer):
     app = fields.Nested(App, required=True)
-    key = fields.String(required=True, metadata={
-        "description": f"shown once: the app's clients send it as {APP_HEADER}"})
+    client_key = fields.String(required=True, metadata={
+        "description": f"shown once: the app's clients (phones, pages) send it as {APP_HEADER}; safe in a binary"})
+    server_key = fields.String(required=True, metadata={
+        "description": f"shown once: the app's server sends it as {APP_HEADER} for its webhooks and settings; "
+                       "never ship it in a client"})
+
+
+class AppKeyIssued(Answer):
+    app = fields.Nested(App, required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(tuple(KEY_PREFIXES)))
+    key = fields.String(required=True, metadata={"description": "shown once"})
 
 
 class CreateAppRequest(Schema):
@@ -62,8 +76,10 @@ class CreateAppRequest(Schema):
 
 
 class RotateRequest(Schema):
+    kind = fields.String(load_default=CLIENT, validate=validate.OneOf(tuple(KEY_PREFIXES)), metadata={
+        "description": "which key to replace: client (default) or server"})
     grace_seconds = Integer(load_default=None, validate=validate.Range(min=0, max=30 * 86400), metadata={
-        "description": "how long the key being replaced still works (default RONDA_APP_KEY_GRACE_SECONDS, a day)"})
+        "description": "how long the keys being replaced still work (default RONDA_APP_KEY_GRACE_SECONDS, a day)"})
 
 
 class DeliveryCounts(Answer):
@@ -138,30 +154,32 @@ def operator():
         raise OperatorOnly("send 'Authorization: Bearer <operator key>' (RONDA_OPERATOR_KEY)")
 
 
-def own_app() -> str:
-    app_id = current_app_id()
-    if app_id == PUBLIC_APP:
-        raise InvalidAppKey(f"send '{APP_HEADER}: <app key>': the public app has no settings of its own")
-    return app_id
-
 
 @admin_blp.route("")
 class Apps(MethodView):
     @admin_blp.doc(operationId="createApp", security=OPERATOR)
     @admin_blp.arguments(CreateAppRequest, example={"name": "Cafe Ronda", "quotas": {"live_games": 500}})
-    @admin_blp.response(201, AppWithKey, description="The app; its key is shown only here")
+    @admin_blp.response(201, AppCreated, description="The app; its keys are shown only here")
     @documents_problems(admin_blp, 401, 422)
     def post(self, body):
-        """Make an app (also `ronda apps create NAME`)"""
+        """Make an app and its two keys (also `ronda apps create NAME`)
+
+        The client key goes into the app's phone and web clients; the server key stays on the app's
+        server (webhooks, deliveries, settings). Send Idempotency-Key to retry safely: a replay
+        answers the same keys.
+        """
         operator()
-        app, key = services().apps.create(body["name"], body["quotas"])
-        return {"app": app, "key": key}, {"Location": url_for("admin.AppResource", app_id=app["id"])}
+        retry_id = idempotency.resource_id()
+        app, keys = services().apps.create(body["name"], body["quotas"],
+                                           hashlib.sha256(retry_id.encode()).hexdigest()[:12] if retry_id else None)
+        return ({"app": app, "client_key": keys["client"], "server_key": keys["server"]},
+                {"Location": url_for("admin.AppResource", app_id=app["id"])})
 
     @admin_blp.doc(operationId="listApps", security=OPERATOR)
     @admin_blp.response(200, App(many=True))
     @documents_problems(admin_blp, 401)
     def get(self):
-        """Every app"""
+        """Every app, with its quotas, players and the kinds of its valid keys"""
         operator()
         return services().apps.list()
 
@@ -172,24 +190,36 @@ class AppResource(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404)
     def get(self, app_id):
-        """An app"""
+        """An app, with its quotas, players and the kinds of its valid keys"""
         operator()
         return services().apps.show(app_id)
+
+
+@admin_blp.route("/<app_id>/quotas")
+class AppQuotas(MethodView):
+    @admin_blp.doc(operationId="setAppQuotas", security=OPERATOR)
+    @admin_blp.arguments(QuotasRequest, example={"live_games": 2000})
+    @admin_blp.response(200, App)
+    @documents_problems(admin_blp, 401, 404, 422)
+    def patch(self, body, app_id):
+        """Change an app's quotas (those given; 0: none); they hold within two seconds everywhere"""
+        operator()
+        return services().apps.set_quotas(app_id, body)
 
 
 @admin_blp.route("/<app_id>/rotate")
 class RotateKey(MethodView):
     @admin_blp.doc(operationId="rotateAppKey", security=OPERATOR)
-    @admin_blp.arguments(RotateRequest, example={"grace_seconds": 3600})
-    @admin_blp.response(200, AppWithKey, description="The new key, shown only here")
+    @admin_blp.arguments(RotateRequest, example={"kind": "server", "grace_seconds": 3600})
+    @admin_blp.response(200, AppKeyIssued, description="The new key, shown only here")
     @documents_problems(admin_blp, 401, 404, 422)
     def post(self, body, app_id):
-        """A new key; the old one works for its grace period"""
+        """A new client or server key; the ones it replaces work for their grace period"""
         operator()
         grace = body["grace_seconds"]
-        app, key = services().apps.rotate(app_id, current_app.config["APP_KEY_GRACE_SECONDS"]
+        app, key = services().apps.rotate(app_id, body["kind"], current_app.config["APP_KEY_GRACE_SECONDS"]
                                           if grace is None else grace)
-        return {"app": app, "key": key}
+        return {"app": app, "kind": body["kind"], "key": key}
 
 
 @admin_blp.route("/<app_id>/revoke")
@@ -198,30 +228,41 @@ class RevokeApp(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404)
     def post(self, app_id):
-        """End every key of an app at once (its games and players stay, out of reach)"""
+        """Stop every key of an app at once (its games and players stay, out of reach; restoreApp undoes it)"""
         operator()
         return services().apps.revoke(app_id)
 
 
+@admin_blp.route("/<app_id>/restore")
+class RestoreApp(MethodView):
+    @admin_blp.doc(operationId="restoreApp", security=OPERATOR)
+    @admin_blp.response(200, App)
+    @documents_problems(admin_blp, 401, 404)
+    def post(self, app_id):
+        """Undo a revocation: the keys valid before it work again"""
+        operator()
+        return services().apps.restore(app_id)
+
+
 @blp.route("")
 class Me(MethodView):
-    @blp.doc(operationId="getMyApp", security=APP_KEY)
+    @blp.doc(operationId="getMyApp", security=SERVER_KEY)
     @blp.response(200, AppUse)
-    @documents_problems(blp, 401)
+    @documents_problems(blp, 401, 403)
     def get(self):
         """Your app: its quotas, players, live games and webhook deliveries by status"""
-        app_id = own_app()
+        app_id = server_app()
         return {"app": services().apps.show(app_id), "live_games": services().store.listings.live_count(app_id),
                 "deliveries": services().webhooks.counts([app_id])[app_id]}
 
 
 @blp.route("/webhooks")
 class Webhooks(MethodView):
-    @blp.doc(operationId="createWebhook", security=APP_KEY)
+    @blp.doc(operationId="createWebhook", security=SERVER_KEY)
     @blp.arguments(WebhookRequest, example={"url": "https://example.com/ronda-hook",
                                             "events": ["your_turn", "game_over"]})
     @blp.response(201, WebhookEndpointCreated, description="The endpoint; its secret is shown only here")
-    @documents_problems(blp, 401, 422)
+    @documents_problems(blp, 401, 403, 422)
     def post(self, body):
         """Register an endpoint for your players' events, signed by Standard Webhooks
 
@@ -230,44 +271,47 @@ class Webhooks(MethodView):
         secret. At least once (drop repeats by webhook-id), retried for about a day. A URL on a
         private network or this machine is a 422 unless the operator allows them.
         """
-        endpoint = services().webhooks.register(own_app(), body["url"], body["events"])
+        retry_id = idempotency.resource_id()
+        endpoint = services().webhooks.register(server_app(), body["url"], body["events"],
+                                                f"ep_{hashlib.sha256(retry_id.encode()).hexdigest()[:16]}"
+                                                if retry_id else None)
         return endpoint, {"Location": url_for("apps.WebhookResource", endpoint_id=endpoint["id"])}
 
-    @blp.doc(operationId="listWebhooks", security=APP_KEY)
+    @blp.doc(operationId="listWebhooks", security=SERVER_KEY)
     @blp.response(200, WebhookEndpoint(many=True))
-    @documents_problems(blp, 401)
+    @documents_problems(blp, 401, 403)
     def get(self):
         """Your endpoints"""
-        return services().webhooks.endpoints(own_app())
+        return services().webhooks.endpoints(server_app())
 
 
 @blp.route("/webhooks/<endpoint_id>")
 class WebhookResource(MethodView):
-    @blp.doc(operationId="getWebhook", security=APP_KEY)
+    @blp.doc(operationId="getWebhook", security=SERVER_KEY)
     @blp.response(200, WebhookEndpoint)
-    @documents_problems(blp, 401, 404)
+    @documents_problems(blp, 401, 403, 404)
     def get(self, endpoint_id):
         """An endpoint"""
-        return services().webhooks.endpoint(own_app(), endpoint_id)
+        return services().webhooks.endpoint(server_app(), endpoint_id)
 
-    @blp.doc(operationId="deleteWebhook", security=APP_KEY)
+    @blp.doc(operationId="deleteWebhook", security=SERVER_KEY)
     @blp.response(204)
-    @documents_problems(blp, 401, 404)
+    @documents_problems(blp, 401, 403, 404)
     def delete(self, endpoint_id):
         """Remove an endpoint (its pending deliveries fail)"""
-        services().webhooks.remove(own_app(), endpoint_id)
+        services().webhooks.remove(server_app(), endpoint_id)
         return ""
 
 
 @blp.route("/webhooks/<endpoint_id>/deliveries")
 class Deliveries(MethodView):
-    @blp.doc(operationId="listDeliveries", security=APP_KEY)
+    @blp.doc(operationId="listDeliveries", security=SERVER_KEY)
     @blp.response(200, Delivery(many=True))
     @blp.paginate()
-    @documents_problems(blp, 401, 404)
+    @documents_problems(blp, 401, 403, 404)
     def get(self, endpoint_id, pagination_parameters):
         """An endpoint's deliveries, newest first, each with its attempts (paginated)"""
-        found, total = services().webhooks.deliveries(own_app(), endpoint_id, pagination_parameters.first_item,
+        found, total = services().webhooks.deliveries(server_app(), endpoint_id, pagination_parameters.first_item,
                                                       pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return found
@@ -275,9 +319,9 @@ class Deliveries(MethodView):
 
 @blp.route("/webhooks/<endpoint_id>/deliveries/<delivery_id>/resend")
 class Resend(MethodView):
-    @blp.doc(operationId="resendDelivery", security=APP_KEY)
+    @blp.doc(operationId="resendDelivery", security=SERVER_KEY)
     @blp.response(202, Delivery, description="Queued again, with the same webhook-id")
-    @documents_problems(blp, 401, 404)
+    @documents_problems(blp, 401, 403, 404)
     def post(self, endpoint_id, delivery_id):
         """Send a delivery again (a failed one, or one your server lost)"""
-        return services().webhooks.resend(own_app(), endpoint_id, delivery_id)
+        return services().webhooks.resend(server_app(), endpoint_id, delivery_id)

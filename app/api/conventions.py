@@ -5,6 +5,7 @@ operations, the servers, and the Server-Sent Events each stream sends as named s
 from apispec import BasePlugin
 
 from .idempotency import IDEMPOTENT_ENDPOINTS
+from .tenancy import OUTSIDE_APPS, SERVER_ONLY
 from .schemas import PaginationMetadata
 
 RATE_LIMITED_EXEMPT = {"getLiveness", "getReadiness"}
@@ -56,6 +57,13 @@ STREAMS = {
 STREAM_OF = {"streamGame": "GameStreamMessage", "streamTurns": "BotStreamMessage"}
 
 
+def in_an_app(security: list[dict]) -> list[dict]:
+    """An operation's security within an app: each way it is called (none: a public call) without
+    an app key (the public app), with the app's client key, or with its server key."""
+    keys: tuple[dict[str, list], ...] = ({}, {"appClientKey": []}, {"appServerKey": []})
+    return [{**way, **key} for way in (security or [{}]) for key in keys]
+
+
 def _ref(kind: str, name: str) -> dict:
     return {"$ref": f"#/components/{kind}/{name}"}
 
@@ -89,6 +97,9 @@ class HttpConventions(BasePlugin):
             name = operation.get("operationId")
             idempotent = method == "post" and rule is not None and rule.endpoint in IDEMPOTENT_ENDPOINTS
             operation.setdefault("security", [])  # public unless the view names a token
+            blueprint = rule.endpoint.split(".", 1)[0] if rule is not None else ""
+            if blueprint not in OUTSIDE_APPS + SERVER_ONLY:
+                operation["security"] = in_an_app(operation["security"])
             if idempotent:
                 operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY)
             for status, response in operation.get("responses", {}).items():

@@ -18,7 +18,7 @@ from flask import current_app, g, request
 from ..ops.connection import StoreUnavailable
 from ..ops.keys import idempotency_key
 from ..ops.request_records import RequestRecords
-from .tenancy import APP_HEADER
+from .tenancy import APP_HEADER, current_app_id
 from .common import request_address, services
 from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidIdempotencyKey
 
@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
 # The POSTs that create something or change a game.
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "games.Rematch",
-                        "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets"}
+                        "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets",
+                        "apps.Webhooks", "apps.TestEvent", "admin.Apps", "admin.RotateKey"}
 IN_PROGRESS = "in-progress"
 REPLAYED_HEADER = "Idempotent-Replayed"
 # The header's value when the first answer was lost but its action is found applied in the game:
@@ -35,6 +36,8 @@ APPLIED_BEFORE = "applied"
 KEPT_HEADERS = ("Location", "ETag", "Content-Type")
 # Their 201 answers carry seat tokens, a bot's or a player's token, never kept: a replay derives them again.
 TOKEN_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players"}
+# Their answers carry an app's keys or an endpoint's secret, never kept: a replay finds them again.
+SECRET_FIELDS = {"admin.Apps": ("client_key", "server_key"), "admin.RotateKey": ("key",), "apps.Webhooks": ("secret",)}
 
 
 def _scope(key: str) -> str:
@@ -89,6 +92,11 @@ def _without_tokens(response) -> tuple[str, list[int] | None]:
     """The answer as kept: seat tokens left out (the seats are listed), so nothing in Redis lets
     anyone act for a seat. A replay derives them again from the server's secret."""
     text = response.get_data(as_text=True)
+    if response.status_code < 300 and request.endpoint in SECRET_FIELDS:
+        body = json.loads(text)
+        for field in SECRET_FIELDS[request.endpoint]:
+            body[field] = None
+        return json.dumps(body, separators=(",", ":")), []
     if response.status_code != 201 or request.endpoint not in TOKEN_ANSWERS:
         return text, None
     body = json.loads(text)
@@ -102,6 +110,16 @@ def _without_tokens(response) -> tuple[str, list[int] | None]:
 
 def _with_tokens(text: str, seats: list[int]) -> str:
     body = json.loads(text)
+    if "client_key" in body:  # an app's, made
+        keys = services().apps.keys_of(body["app"]["id"])
+        body["client_key"], body["server_key"] = keys.get("client"), keys.get("server")
+        return json.dumps(body, separators=(",", ":"))
+    if "kind" in body and "key" in body:  # an app's key, rotated
+        body["key"] = services().apps.keys_of(body["app"]["id"]).get(body["kind"])
+        return json.dumps(body, separators=(",", ":"))
+    if "secret" in body:  # a webhook endpoint's
+        body["secret"] = services().webhooks.secret_of(current_app_id(), body["id"])
+        return json.dumps(body, separators=(",", ":"))
     if "bot" in body:  # a registered bot's (its seats are none)
         body["token"] = services().accounts.token_of(body["bot"]["id"])
         return json.dumps(body, separators=(",", ":"))

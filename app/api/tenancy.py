@@ -7,7 +7,8 @@ app, remembered for two seconds (app/apps/service.py)."""
 from flask import g, request
 
 from ..ops.scope import PUBLIC_APP, app_of
-from ..errors import GameNotFound, InvalidToken, PlayerNotFound, TicketNotFound
+from ..apps.service import BOTH, SERVER
+from ..errors import GameNotFound, InvalidAppKey, InvalidToken, PlayerNotFound, ServerKeyRequired, TicketNotFound
 from ..ops import metrics
 from ..players.service import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
 from .common import bearer_token, services
@@ -16,20 +17,40 @@ APP_HEADER = "X-Ronda-App"
 SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket_id": TicketNotFound}
 
 
+# Blueprints outside any app (probes, the operator's, the web client's pages), and those of the app's
+# server (its settings and webhooks: the server key only).
+OUTSIDE_APPS = ("health", "admin", "web_client")
+SERVER_ONLY = ("apps",)
+
+
 def current_app_id() -> str:
     return g.get("app_id", PUBLIC_APP)
 
 
-def install(app, outside_apps):
+def server_app() -> str:
+    """The request's app, for an operation of the app's server: 403 unless its server key was sent,
+    and not from a browser (a page's script could hand it anyone)."""
+    app_id, kind = current_app_id(), g.get("key_kind")
+    if app_id == PUBLIC_APP:
+        raise InvalidAppKey(f"send '{APP_HEADER}: <server key>': the public app has no settings of its own")
+    if kind not in (SERVER, BOTH):
+        raise ServerKeyRequired(f"this is the app's server's: send its server key (rsrv.…), not its {kind} key")
+    if request.headers.get("Origin"):
+        raise ServerKeyRequired("a server key is not taken from a browser (this request has an Origin): "
+                                "keep it on the app's server")
+    return app_id
+
+
+def install(app):
     """Before every request (and before its rate limits, which count the app's budget) except
-    those of `outside_apps`' blueprints (probes, the operator's, the web client's pages)."""
-    outside = {blueprint.name for blueprint in outside_apps}
+    those of the OUTSIDE_APPS blueprints."""
 
     @app.before_request
     def enter_app():
-        if request.blueprint in outside or request.method == "OPTIONS":
+        if request.blueprint in OUTSIDE_APPS or request.method == "OPTIONS":
             return
-        app_id = g.app_id = services().apps.app_of_key(request.headers.get(APP_HEADER))
+        app_id, g.key_kind = services().apps.app_of_key(request.headers.get(APP_HEADER))
+        g.app_id = app_id
         metrics.APP_REQUESTS.labels(app_id).inc()
         for name, not_found in SCOPED_PATH_IDS.items():
             scoped = (request.view_args or {}).get(name)

@@ -14,7 +14,10 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 from urllib.parse import urlsplit
+
+DEADLINE_SLACK = 0.5  # an attempt's wall-clock deadline: its socket timeout and this
 
 
 class Refused(OSError):
@@ -37,20 +40,44 @@ def refused_host(url: str) -> str | None:
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float, private_allowed: bool,
          context: ssl.SSLContext) -> int:
     """POST `body` to `url`: the answer's status code. Raises OSError (Refused among them) when no
-    answer came: refused, unreachable, timed out."""
+    answer came: refused, unreachable, timed out.
+
+    `timeout` bounds each socket operation, and the whole attempt has a wall-clock deadline of
+    `timeout` + DEADLINE_SLACK: a receiver that trickles its answer a byte at a time (each within
+    the socket timeout) is cut off then, its connection shut from a timer's thread."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"not an http(s) URL: {url}")
     secure = parts.scheme == "https"
     port = parts.port or (443 if secure else 80)
+    deadline = timeout + DEADLINE_SLACK
+    cut = threading.Event()
     addresses = _checked_addresses(parts.hostname, port, private_allowed)
-    connection = (_PinnedHTTPS(parts.hostname, port, addresses, timeout, context) if secure
-                  else _PinnedHTTP(parts.hostname, port, addresses, timeout))
+    connection = (_PinnedHTTPS(parts.hostname, port, addresses, timeout, cut, context) if secure
+                  else _PinnedHTTP(parts.hostname, port, addresses, timeout, cut))
+    watchdog = threading.Timer(deadline, _cut_off, (connection, cut))
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers)
         return connection.getresponse().status  # the body is not read: only the status counts
+    except (OSError, http.client.HTTPException) as error:
+        if cut.is_set():
+            raise TimeoutError(f"no whole answer within the attempt's deadline ({deadline:g} s)") from error
+        raise
     finally:
+        watchdog.cancel()
         connection.close()
+
+
+def _cut_off(connection: http.client.HTTPConnection, cut: threading.Event):
+    """The attempt's deadline: a read or write under way on its connection ends now."""
+    cut.set()
+    if connection.sock is not None:
+        try:
+            connection.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # closed meanwhile
+            pass
 
 
 def _checked_addresses(host: str, port: int, private_allowed: bool) -> list[str]:
@@ -63,8 +90,9 @@ def _checked_addresses(host: str, port: int, private_allowed: bool) -> list[str]
     return addresses
 
 
-def _connected(addresses: list[str], port: int, timeout: float | None) -> socket.socket:
-    """A connection to the first of the checked addresses that answers (as a name's own lookup would)."""
+def _connected(addresses: list[str], port: int, timeout: float | None, cut: threading.Event) -> socket.socket:
+    """A connection to the first of the checked addresses that answers (as a name's own lookup
+    would), unless the attempt's deadline came while connecting."""
     failure: OSError = OSError("no address")
     for address in addresses:
         try:
@@ -72,6 +100,9 @@ def _connected(addresses: list[str], port: int, timeout: float | None) -> socket
         except OSError as error:
             failure = error
             continue
+        if cut.is_set():
+            connection.close()
+            raise TimeoutError("the attempt's deadline came while connecting")
         # As http.client's own connect: headers and body go out at once, not a delayed ACK apart.
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return connection
@@ -85,18 +116,20 @@ def _routable(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 
 
 class _PinnedHTTP(http.client.HTTPConnection):
-    def __init__(self, host: str, port: int, addresses: list[str], timeout: float):
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, cut: threading.Event):
         super().__init__(host, port, timeout=timeout)
-        self.addresses = addresses
+        self.addresses, self.cut = addresses, cut
 
     def connect(self):
-        self.sock = _connected(self.addresses, self.port, self.timeout)
+        self.sock = _connected(self.addresses, self.port, self.timeout, self.cut)
 
 
 class _PinnedHTTPS(http.client.HTTPSConnection):
-    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, context: ssl.SSLContext):
+    def __init__(self, host: str, port: int, addresses: list[str], timeout: float, cut: threading.Event,
+                 context: ssl.SSLContext):
         super().__init__(host, port, timeout=timeout, context=context)
-        self.addresses, self.tls = addresses, context
+        self.addresses, self.cut, self.tls = addresses, cut, context
 
     def connect(self):
-        self.sock = self.tls.wrap_socket(_connected(self.addresses, self.port, self.timeout), server_hostname=self.host)
+        self.sock = self.tls.wrap_socket(_connected(self.addresses, self.port, self.timeout, self.cut),
+                                         server_hostname=self.host)

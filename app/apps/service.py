@@ -1,11 +1,22 @@
-"""Apps: made by the operator, each with a key its clients send as `X-Ronda-App`, and quotas.
+"""Apps: made by the operator, each with two kinds of key, as Stripe's publishable and secret
+keys or PlayFab's title id and secret key, both sent as `X-Ronda-App`:
 
-A key is `rapp.<app id>.<secret>`; the app keeps only its keys' SHA-256. Rotation makes a new key
-and keeps the old one valid for a grace period; revocation ends every key at once. A process
-remembers an app for `CACHE_SECONDS`, so a rotation's end or a revocation holds everywhere
-within that time, and a request with an app key costs no read of the store most of the time.
+- a **client key** (`rapp.<app id>.<secret>`), safe in a phone binary or a web page: it makes the
+  app's players, games and tickets, and plays;
+- a **server key** (`rsrv.<app id>.<secret>`), for the app's server only: its webhooks and their
+  deliveries, and its settings and use. It is refused from a browser (a request with an Origin).
+
+A key is an HMAC of the server's secret over the app, its kind and a salt kept with it: the app
+keeps only the salt and the key's SHA-256, and an idempotent replay of the request that made a key
+derives it again. Rotation makes a new key of one kind and keeps the old one of
+that kind valid for a grace period; revocation stops every key at once, and the operator can undo
+it. A process remembers an app for `CACHE_SECONDS`, so a rotation's end or a revocation holds
+everywhere within that time, and a request with an app key costs no read of the store most of the
+time. A key made before there were two kinds works as both until the app's first server key.
 """
 
+import base64
+import hashlib
 import hmac
 import secrets
 import threading
@@ -16,29 +27,52 @@ from ..games.seats import token_digest
 from ..ops.scope import PUBLIC_APP
 from .store import AppStore
 
-KEY_PREFIX = "rapp."
+CLIENT, SERVER, BOTH = "client", "server", "both"
+KEY_PREFIXES = {CLIENT: "rapp.", SERVER: "rsrv."}
 CACHE_SECONDS = 2.0
 QUOTAS = ("requests_per_minute", "live_games", "players")
 
 
 class AppService:
-    def __init__(self, store: AppStore, utc_now, public_quotas: dict[str, int], default_quotas: dict[str, int]):
+    def __init__(self, store: AppStore, utc_now, public_quotas: dict[str, int], default_quotas: dict[str, int],
+                 secret: bytes):
         """`public_quotas`: the public app's (requests without a key); `default_quotas`: a new
-        app's unless its operator sets them (0: no quota)."""
-        self.store, self.utc_now = store, utc_now
+        app's unless its operator sets them (0: no quota); `secret`: the server's, keys derive from it."""
+        self.store, self.utc_now, self.secret = store, utc_now, secret
         self.public_quotas, self.default_quotas = public_quotas, default_quotas
         self._cache: dict[str, tuple[float, dict | None]] = {}
         self._lock = threading.Lock()
 
     # ----- the operator's ------------------------------------------------------------------------
-    def create(self, name: str, quotas: dict[str, int] | None = None) -> tuple[dict, str]:
-        app_id = secrets.token_hex(6)
-        key = _new_key(app_id)
+    def create(self, name: str, quotas: dict[str, int] | None = None,
+               app_id: str | None = None) -> tuple[dict, dict[str, str]]:
+        """A new app and its keys ({"client": …, "server": …}, shown only here). `app_id`, when
+        given, is the same for every retry of one request: a retry finds the app its first run made."""
+        if app_id is not None and (made := self.store.load(app_id)) is not None:
+            return self.public(made), self.keys_of(app_id)
+        app_id = app_id or secrets.token_hex(6)
+        entries = [self._new_key(app_id, kind) for kind in KEY_PREFIXES]
         doc = {"id": app_id, "name": name, "created_at": self.utc_now(), "revoked_at": None,
                "quotas": {**self.default_quotas, **{k: v for k, v in (quotas or {}).items() if v is not None}},
-               "keys": [{"hash": token_digest(key), "expires_at": None}]}
+               "keys": entries}
         self.store.create(doc)
-        return self.public(doc), key
+        return self.public(doc), self.keys_of(app_id)
+
+    def keys_of(self, app_id: str) -> dict[str, str]:
+        """The app's newest key of each kind, derived again (an idempotent replay's answer)."""
+        newest: dict[str, str] = {}
+        for entry in self._load(app_id)["keys"]:
+            if entry.get("salt") and entry["kind"] not in newest:
+                newest[entry["kind"]] = self._derive(app_id, entry["kind"], entry["salt"])
+        return newest
+
+    def _new_key(self, app_id: str, kind: str) -> dict:
+        salt = secrets.token_urlsafe(16)
+        return {"hash": token_digest(self._derive(app_id, kind, salt)), "salt": salt, "kind": kind, "expires_at": None}
+
+    def _derive(self, app_id: str, kind: str, salt: str) -> str:
+        mac = hmac.new(self.secret, f"app:{app_id}:{kind}:{salt}".encode(), hashlib.sha256).digest()
+        return f"{KEY_PREFIXES[kind]}{app_id}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
 
     def list(self) -> list[dict]:
         return [self.public(doc) for app_id in self.store.ids() if (doc := self.store.load(app_id))]
@@ -46,44 +80,71 @@ class AppService:
     def show(self, app_id: str) -> dict:
         return self.public(self._load(app_id))
 
-    def rotate(self, app_id: str, grace_seconds: int) -> tuple[dict, str]:
-        """A new key; the current one still works for `grace_seconds` (0: ends now)."""
+    def rotate(self, app_id: str, kind: str, grace_seconds: int) -> tuple[dict, str]:
+        """A new key of `kind`; the current ones of that kind still work for `grace_seconds` (0: end now).
+        A key of before the two kinds is a client key here: rotating the server key leaves it be."""
         doc = self._load(app_id)
         if doc["revoked_at"]:
-            raise InvalidAppKey(f"app {app_id} is revoked: make a new app")
-        key, now = _new_key(app_id), time.time()
-        kept = [{**k, "expires_at": k["expires_at"] or now + grace_seconds} for k in doc["keys"]
-                if (k["expires_at"] or now + grace_seconds) > now]
-        doc["keys"] = [{"hash": token_digest(key), "expires_at": None}, *kept]
-        self.store.save(doc)
-        self._forget(app_id)
-        return self.public(doc), key
+            raise InvalidAppKey(f"app {app_id} is revoked: restore it first")
+        now = time.time()
+        replaced = {SERVER} if kind == SERVER else {CLIENT, BOTH}
+        kept = [{**k, "expires_at": k["expires_at"] or now + grace_seconds} if _kind(k) in replaced else k
+                for k in doc["keys"]]
+        doc["keys"] = [self._new_key(app_id, kind), *(k for k in kept if (k["expires_at"] or now + 1) > now)]
+        self._save(doc)
+        return self.public(doc), self.keys_of(app_id)[kind]
 
     def revoke(self, app_id: str) -> dict:
+        """Every key stops at once (its games and players stay, out of reach)."""
         doc = self._load(app_id)
-        doc["keys"], doc["revoked_at"] = [], doc["revoked_at"] or self.utc_now()
-        self.store.save(doc)
-        self._forget(app_id)
+        doc["revoked_at"] = doc["revoked_at"] or self.utc_now()
+        self._save(doc)
         return self.public(doc)
+
+    def restore(self, app_id: str) -> dict:
+        """Undo a revocation: the keys valid before it work again (a rotated key's grace kept its clock)."""
+        doc = self._load(app_id)
+        doc["revoked_at"] = None
+        self._save(doc)
+        return self.public(doc)
+
+    def set_quotas(self, app_id: str, quotas: dict[str, int]) -> dict:
+        doc = self._load(app_id)
+        doc["quotas"] = {**doc["quotas"], **{k: v for k, v in quotas.items() if v is not None}}
+        self._save(doc)
+        return self.public(doc)
+
+    def _save(self, doc: dict):
+        self.store.save(doc)
+        self._forget(doc["id"])
 
     def public(self, doc: dict) -> dict:
         now = time.time()
         return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "revoked_at": doc["revoked_at"],
                 "quotas": doc["quotas"], "players": self.store.players(doc["id"]),
-                "keys": [{"expires_at": k["expires_at"]} for k in doc["keys"] if (k["expires_at"] or now + 1) > now]}
+                "keys": [{"kind": _kind(k), "expires_at": k["expires_at"]} for k in doc["keys"]
+                         if (k["expires_at"] or now + 1) > now]}
 
     # ----- a request's ---------------------------------------------------------------------------
-    def app_of_key(self, key: str | None) -> str:
-        """The app a request acts in: the public app without a key; 401 for a key no app holds now."""
+    def app_of_key(self, key: str | None) -> tuple[str, str | None]:
+        """The app a request acts in, and the kind of its key (`client`, `server`, or `both` for a
+        key of before the two kinds while the app has no server key): the public app without a
+        key; 401 for a key no app holds now."""
         if key is None:
-            return PUBLIC_APP
-        app_id = key[len(KEY_PREFIX):].split(".", 1)[0] if key.startswith(KEY_PREFIX) else ""
+            return PUBLIC_APP, None
+        app_id = next((key[len(prefix):].split(".", 1)[0] for prefix in KEY_PREFIXES.values()
+                       if key.startswith(prefix)), "")
         doc = self._cached(app_id) if app_id else None
         digest, now = token_digest(key), time.time()
-        if doc is None or not any(hmac.compare_digest(k["hash"], digest) and (k["expires_at"] or now + 1) > now
-                                  for k in doc["keys"]):
+        keys = [] if doc is None or doc["revoked_at"] else doc["keys"]
+        found = next((k for k in keys if hmac.compare_digest(k["hash"], digest) and (k["expires_at"] or now + 1) > now),
+                     None)
+        if found is None:
             raise InvalidAppKey("this X-Ronda-App key is not known, was revoked or its grace period ended")
-        return app_id
+        kind = _kind(found)
+        if kind == BOTH and any(_kind(k) == SERVER for k in keys):
+            kind = CLIENT
+        return app_id, kind
 
     def quotas(self, app_id: str) -> dict[str, int]:
         if app_id == PUBLIC_APP:
@@ -129,5 +190,6 @@ class AppService:
             self._cache.pop(app_id, None)
 
 
-def _new_key(app_id: str) -> str:
-    return f"{KEY_PREFIX}{app_id}.{secrets.token_urlsafe(32)}"
+def _kind(key: dict) -> str:
+    """A stored key's kind: `both` for a key of before the two kinds."""
+    return key.get("kind", BOTH)

@@ -59,14 +59,17 @@ class WebhookService:
         self._lock = threading.Lock()
 
     # ----- endpoints ---------------------------------------------------------------------------
-    def register(self, app_id: str, url: str, events: list[str]) -> dict:
-        """A new endpoint, with its secret (shown only here)."""
+    def register(self, app_id: str, url: str, events: list[str], endpoint_id: str | None = None) -> dict:
+        """A new endpoint, with its secret (shown only here). `endpoint_id`, when given, is the
+        same for every retry of one request: a retry finds the endpoint its first run made."""
+        if endpoint_id is not None and (made := self.store.endpoints(app_id).get(endpoint_id)) is not None:
+            return {**_public_endpoint(made), "secret": made["secret"]}
         if len(self.store.endpoints(app_id)) >= MAX_ENDPOINTS:
             raise InvalidRequest(f"an app has at most {MAX_ENDPOINTS} webhook endpoints", field="url")
         refused = None if self.private_networks else egress.refused_host(url)
         if refused:
             raise InvalidRequest(f"webhooks are not sent to private networks: {refused}", field="url")
-        endpoint = {"id": f"ep_{secrets.token_hex(8)}", "url": url, "events": sorted(set(events)),
+        endpoint = {"id": endpoint_id or f"ep_{secrets.token_hex(8)}", "url": url, "events": sorted(set(events)),
                     "secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
                     "created_at": self.utc_now()}
         self.store.save_endpoint(app_id, endpoint)
@@ -82,6 +85,11 @@ class WebhookService:
         if found is None:
             raise WebhookNotFound(f"no webhook endpoint {endpoint_id} in this app")
         return _public_endpoint(found)
+
+    def secret_of(self, app_id: str, endpoint_id: str) -> str | None:
+        """An endpoint's signing secret (an idempotent replay's answer); None for one removed since."""
+        found = self.store.endpoints(app_id).get(endpoint_id)
+        return found["secret"] if found else None
 
     def remove(self, app_id: str, endpoint_id: str):
         if not self.store.remove_endpoint(app_id, endpoint_id):
@@ -128,6 +136,11 @@ class WebhookService:
         self.store.schedule(app_id, delivery_id, int((time.time() + self.lease_seconds) * 1000))
         self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]))
         return _public_delivery(delivery)
+
+    def endpoint_of(self, app_id: str, delivery_id: str) -> str | None:
+        """The endpoint a delivery goes to (None for a delivery gone)."""
+        delivery = self.store.delivery(app_id, delivery_id)
+        return delivery["endpoint_id"] if delivery else None
 
     def attempt(self, app_id: str, delivery_id: str) -> bool:
         """One attempt of a pending delivery (an RQ job): True when the endpoint took it."""

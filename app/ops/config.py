@@ -31,9 +31,14 @@ class Config:
                           "description": "the seat token from createGame or claimSeat"},
             "botToken": {"type": "http", "scheme": "bearer",
                          "description": "a registered bot's token from createBot"},
-            "appKey": {"type": "apiKey", "in": "header", "name": "X-Ronda-App",
-                       "description": "an app's key: every request that sends it acts within that app (its "
-                                      "players, games, lists, tickets and ladders); without it, the public app"},
+            "appClientKey": {"type": "apiKey", "in": "header", "name": "X-Ronda-App",
+                             "description": "an app's client key (rapp.…), safe in a phone binary or a page: every "
+                                            "request that sends it acts within that app (its players, games, lists, "
+                                            "tickets and ladders); without an app key, the public app"},
+            "appServerKey": {"type": "apiKey", "in": "header", "name": "X-Ronda-App",
+                             "description": "an app's server key (rsrv.…), for its server alone: everything the "
+                                            "client key does, and the app's webhooks, deliveries and settings "
+                                            "(/apps/me). Refused from a browser (a request with an Origin)"},
             "operatorKey": {"type": "http", "scheme": "bearer",
                             "description": "the deployment's RONDA_OPERATOR_KEY, for /admin/apps"},
             "playerToken": {"type": "http", "scheme": "bearer",
@@ -122,6 +127,9 @@ class Config:
     # 1: webhook endpoints may be on private networks and this machine (a deployment whose apps
     # are all its own); 0: such URLs are refused and never posted to (app/apps/egress.py).
     WEBHOOK_PRIVATE_NETWORKS = os.environ.get("RONDA_WEBHOOK_PRIVATE_NETWORKS", "0") == "1"
+    # A webhook process's attempts at once, and at most to one endpoint (the others wait in its line).
+    WEBHOOK_THREADS = int(os.environ.get("RONDA_WEBHOOK_THREADS", 32))
+    WEBHOOK_PER_ENDPOINT = int(os.environ.get("RONDA_WEBHOOK_PER_ENDPOINT", 2))
     # Correspondence play: a human's turn timer may run up to 14 days; a `turn_reminder` is sent
     # when this fraction of a turn of at least TURN_REMINDER_MIN_SECONDS has passed (0: never).
     TURN_REMINDER_FRACTION = float(os.environ.get("RONDA_TURN_REMINDER_FRACTION", 0.75))
