@@ -89,12 +89,12 @@ def worker(args):
     if args.check:
         sys.exit(0 if healthy(url) else 1)
     use_json_logs()
+    metrics_port = int(os.environ.get("RONDA_METRICS_PORT", 0))
     if args.webhooks:
         from workers.runner import run_webhook_worker
-        run_webhook_worker(url, Config.BOT_QUEUE, burst=args.burst)
+        run_webhook_worker(url, Config.BOT_QUEUE, burst=args.burst, metrics_port=metrics_port)
         return
-    run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst,
-               metrics_port=int(os.environ.get("RONDA_METRICS_PORT", 0)))
+    run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst, metrics_port=metrics_port)
 
 
 def apps(args):

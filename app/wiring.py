@@ -71,7 +71,8 @@ class Services:
                                default_quotas=quotas(config, "APP"), secret=secret_key(config))
         self.webhooks = WebhookService(WebhookStore(client), self.dispatcher, utc_now, config["WEBHOOK_RETRY_SECONDS"],
                                        config["WEBHOOK_TIMEOUT_SECONDS"], config["WEBHOOK_LEASE_SECONDS"],
-                                       config["WEBHOOK_PAUSE_SECONDS"], config["WEBHOOK_PRIVATE_NETWORKS"])
+                                       config["WEBHOOK_PAUSE_SECONDS"], config["WEBHOOK_PRIVATE_NETWORKS"],
+                                       config["WEBHOOK_DISABLE_AFTER_SECONDS"])
         self.attempts = ConcurrentAttempts(self.webhooks.attempt, self.webhooks.endpoint_of,
                                            config["WEBHOOK_THREADS"], config["WEBHOOK_PER_ENDPOINT"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],

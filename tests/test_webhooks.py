@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -21,6 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from faults import stop_all, worker_env
 from test_apps import new_player, serve
+from test_production_server import free_port
 
 OPERATOR_KEY = "webhook-tests-operator"
 # The receivers listen on this machine: private networks allowed, but where a test says otherwise.
@@ -88,6 +89,7 @@ class Deployment:
         self.server, self.base = serve({"REDIS_URL": redis_url, "BOT_QUEUE": self.queue, "OPERATOR_KEY": OPERATOR_KEY,
                                         "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
                                         **SETTINGS})
+        self.metrics_port = free_port()  # the webhook worker's
         self.workers = [self._worker(), self._worker("--webhooks")]
         made = requests.post(f"{self.base}/admin/apps", json={"name": "Hooked"},
                              headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
@@ -102,8 +104,9 @@ class Deployment:
         self.endpoint, self.receiver.secret = endpoint.json(), endpoint.json()["secret"]
 
     def _worker(self, *options):
+        metrics = {"RONDA_METRICS_PORT": str(self.metrics_port)} if "--webhooks" in options else {}
         return subprocess.Popen([sys.executable, "-m", "app.cli", "worker", *options],
-                                env=worker_env(self.redis_url, self.queue, 1, **self.environment),
+                                env=worker_env(self.redis_url, self.queue, 1, **self.environment, **metrics),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def kill_webhook_worker(self):
@@ -222,6 +225,82 @@ def test_no_delivery_is_lost_across_a_redis_restart(own_redis):
         for delivery in listed:
             assert deployment.receiver.verified(delivery["id"]), delivery
     finally:
+        deployment.close()
+
+
+def server_call(deployment, method, path, **options):
+    """A call of the app's server (its server key) to /apps/me…"""
+    return requests.request(method, f"{deployment.base}/apps/me{path}", headers={"X-Ronda-App": deployment.server_key},
+                            **options)
+
+
+@pytest.mark.slow
+def test_an_endpoint_is_kept_as_svix_keeps_one_rotated_updated_tested_filtered_and_recovered(deployment):
+    """Issue 53: a secret rotated with a grace signs deliveries with both secrets; an endpoint whose
+    URL changes keeps its deliveries; a test event arrives; deliveries filter by status; failed
+    ones are sent again in bulk; the webhook worker's metrics count each endpoint's attempts."""
+    endpoint_id, old_secret = deployment.endpoint["id"], deployment.receiver.secret
+    rotated = server_call(deployment, "POST", f"/webhooks/{endpoint_id}/secret", json={"grace_seconds": 600}).json()
+    new_secret = rotated["secret"]
+    assert new_secret != old_secret and rotated["endpoint"]["old_secret_until"]
+    tested = server_call(deployment, "POST", f"/webhooks/{endpoint_id}/test")
+    assert tested.status_code == 202 and tested.json()["type"] == "webhook_test"
+    deployment.wait(lambda: deployment.receiver.received, what="the test event")
+    got = deployment.receiver.received[0]
+    assert len(got["headers"]["webhook-signature"].split()) == 2  # both secrets sign during the grace
+    for secret in (old_secret, new_secret):
+        assert Webhook(secret).verify(got["body"], got["headers"])["type"] == "webhook_test"
+    # Moved to another receiver that fails: the deliveries stay, new ones go there and fail.
+    failing = Receiver()
+    failing.secret, failing.plan = new_secret, (lambda delivery_id, attempt: "fail")
+    try:
+        moved = server_call(deployment, "PATCH", f"/webhooks/{endpoint_id}", json={"url": failing.url})
+        assert moved.status_code == 200 and moved.json()["url"] == failing.url
+        since = datetime.now(UTC).isoformat()
+        deployment.player_game_against_a_bot(first_dealer=1)
+        deployment.wait(lambda: [d for d in deployment.deliveries() if d["status"] == "failed"], what="a failure")
+        failed = server_call(deployment, "GET", f"/webhooks/{endpoint_id}/deliveries?status=failed").json()
+        assert failed and {d["status"] for d in failed} == {"failed"}
+        delivered = server_call(deployment, "GET", f"/webhooks/{endpoint_id}/deliveries?status=delivered").json()
+        assert [d["id"] for d in delivered] == [tested.json()["id"]]  # kept through the move
+        assert server_call(deployment, "GET", f"/webhooks/{endpoint_id}").json()["failing_since"]
+        failing.plan = lambda delivery_id, attempt: "ok"
+        recovered = server_call(deployment, "POST", f"/webhooks/{endpoint_id}/recover", json={"since": since})
+        assert recovered.status_code == 202 and recovered.json()["queued"] == len(failed)
+        deployment.wait(lambda: all(failing.verified(d["id"]) for d in failed), what="the recovered deliveries")
+    finally:
+        failing.server.shutdown()
+    text = requests.get(f"http://127.0.0.1:{deployment.metrics_port}/metrics").text
+    labels = f'app="{deployment.app_id}",endpoint="{endpoint_id}"'
+    assert f'ronda_webhook_attempts_total{{{labels},outcome="failed"}}' in text
+    assert f'ronda_webhook_attempts_total{{{labels},outcome="delivered"}}' in text
+    assert f'ronda_webhook_attempt_seconds_count{{{labels}}}' in text
+
+
+@pytest.mark.slow
+def test_an_endpoint_failing_longer_than_allowed_is_disabled_and_the_app_told(redis_url):
+    deployment = Deployment(redis_url, events=("your_turn", "endpoint_disabled"),
+                            RONDA_WEBHOOK_DISABLE_AFTER_SECONDS="1.5")
+    broken = Receiver()
+    broken.plan = lambda delivery_id, attempt: "fail"
+    try:
+        made = server_call(deployment, "POST", "/webhooks", json={"url": broken.url, "events": ["your_turn"]}).json()
+        deployment.player_game_against_a_bot(first_dealer=1)
+        disabled = deployment.wait(lambda: (e := server_call(deployment, "GET", f"/webhooks/{made['id']}").json())
+                                   and not e["enabled"] and e, what="the endpoint disabled")
+        assert disabled["disabled_at"] and disabled["failing_since"]
+        told = deployment.wait(lambda: [r for r in deployment.receiver.received
+                                        if r["payload"] and r["payload"]["type"] == "endpoint_disabled"],
+                               what="endpoint_disabled on the app's other endpoint")
+        assert told[0]["payload"]["data"]["endpoint_id"] == made["id"]
+        before = len(broken.received)
+        deployment.player_game_against_a_bot(first_dealer=1)
+        time.sleep(2)
+        assert len(broken.received) == before  # a disabled endpoint gets nothing
+        enabled = server_call(deployment, "PATCH", f"/webhooks/{made['id']}", json={"enabled": True}).json()
+        assert enabled["enabled"] and enabled["failing_since"] is None
+    finally:
+        broken.server.shutdown()
         deployment.close()
 
 

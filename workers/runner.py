@@ -105,10 +105,13 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
         matches.stop()
 
 
-def run_webhook_worker(redis_url: str, live_queue: str, burst: bool = False):
+def run_webhook_worker(redis_url: str, live_queue: str, burst: bool = False, metrics_port: int = 0):
     """`ronda worker --webhooks`: webhook deliveries alone, so an endpoint that answers slowly (or
     never, until its timeout) holds up no bot move and no match game. The sweep of a `ronda worker`
-    (or of the embedded server) queues the deliveries due."""
+    (or of the embedded server) queues the deliveries due. With `metrics_port`, its metrics (each
+    endpoint's attempts and their latency) are served there."""
+    if metrics_port:
+        start_http_server(metrics_port, registry=metrics.registry())
     _work(redis_url, [webhook_queue_name(live_queue)], os.getpid(), WEBHOOKS, burst)
 
 

@@ -9,6 +9,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..apps.service import CLIENT, KEY_PREFIXES
+from ..apps.webhooks import ENDPOINT_DISABLED, STATUSES, WEBHOOK_TEST
 from ..errors import OperatorOnly
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
@@ -95,10 +96,40 @@ class AppUse(Answer):
         "description": "webhook deliveries by status now"})
 
 
+EVENT_TYPES = (*NOTICE_TYPES, ENDPOINT_DISABLED)
+
+
 class WebhookRequest(Schema):
     url = fields.Url(required=True, schemes={"http", "https"}, require_tld=False)
-    events = fields.List(fields.String(validate=validate.OneOf(NOTICE_TYPES)), required=True,
-                         validate=validate.Length(min=1), metadata={"description": ", ".join(NOTICE_TYPES)})
+    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), required=True,
+                         validate=validate.Length(min=1), metadata={
+                             "description": "your players' notices (" + ", ".join(NOTICE_TYPES) + "), and "
+                                            f"{ENDPOINT_DISABLED} (another endpoint of yours was disabled)"})
+
+
+class WebhookChange(Schema):
+    url = fields.Url(schemes={"http", "https"}, require_tld=False)
+    events = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), validate=validate.Length(min=1))
+    enabled = fields.Boolean(metadata={"description": "false: no delivery is made; true: enabled again (a "
+                                                      "disabled endpoint's failing clock starts again)"})
+
+
+class SecretRotation(Schema):
+    grace_seconds = Integer(load_default=24 * 3600, validate=validate.Range(min=0, max=7 * 86400), metadata={
+        "description": "how long deliveries are signed with the old secret too (two v1 signatures)"})
+
+
+class Recovery(Schema):
+    since = fields.AwareDateTime(required=True, metadata={
+        "description": "every failed delivery made since then is sent again (RFC 3339)"})
+
+
+class Recovered(Answer):
+    queued = fields.Integer(required=True, metadata={"description": "failed deliveries sent again"})
+
+
+class DeliveriesQuery(Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES), metadata={"description": "only these"})
 
 
 class WebhookEndpoint(Answer):
@@ -106,11 +137,24 @@ class WebhookEndpoint(Answer):
     url = fields.String(required=True)
     events = fields.List(fields.String(), required=True)
     created_at = fields.String(required=True)
+    enabled = fields.Boolean(required=True)
+    disabled_at = fields.String(allow_none=True, required=True, metadata={
+        "description": "when it was disabled: by you, or after its attempts all failed for "
+                       "RONDA_WEBHOOK_DISABLE_AFTER_SECONDS (5 days; you are sent endpoint_disabled)"})
+    failing_since = fields.String(allow_none=True, required=True, metadata={
+        "description": "since when every attempt has failed (null: its last attempt was taken)"})
+    old_secret_until = fields.String(allow_none=True, required=True, metadata={
+        "description": "after a secret rotation: until when deliveries carry the old secret's signature too"})
 
 
 class WebhookEndpointCreated(WebhookEndpoint):
     secret = fields.String(required=True, metadata={
         "description": "whsec_…, shown once: verify each delivery's webhook-signature with a standardwebhooks library"})
+
+
+class SecretRotated(Answer):
+    endpoint = fields.Nested(WebhookEndpoint, required=True)
+    secret = fields.String(required=True, metadata={"description": "the new whsec_…, shown once"})
 
 
 class WebhookData(PlayerNotice):
@@ -119,12 +163,15 @@ class WebhookData(PlayerNotice):
     class Meta(PlayerNotice.Meta):
         exclude = ("id",)
 
-    player_id = fields.String(required=True, metadata={"description": "the player of your app it concerns"})
+    player_id = fields.String(metadata={"description": "a player's notice: the player of your app it concerns"})
+    endpoint_id = fields.String(metadata={"description": "endpoint_disabled, webhook_test: the endpoint"})
+    url = fields.String(metadata={"description": "endpoint_disabled: its URL"})
 
 
 class WebhookPayload(Answer):
     """What each delivery posts (Standard Webhooks' shape). Ignore a type or field you do not know."""
-    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES)})
+    type = fields.String(required=True, metadata={
+        "description": ", ".join((*EVENT_TYPES, WEBHOOK_TEST))})
     timestamp = fields.String(required=True, metadata={"description": "when it happened (RFC 3339)"})
     data = fields.Nested(WebhookData, required=True, metadata={
         "description": "the player's notice, as in streamNotices"})
@@ -294,6 +341,14 @@ class WebhookResource(MethodView):
         """An endpoint"""
         return services().webhooks.endpoint(server_app(), endpoint_id)
 
+    @blp.doc(operationId="updateWebhook", security=SERVER_KEY)
+    @blp.arguments(WebhookChange, example={"url": "https://example.com/ronda-hook-v2", "events": ["game_over"]})
+    @blp.response(200, WebhookEndpoint)
+    @documents_problems(blp, 401, 403, 404, 422)
+    def patch(self, body, endpoint_id):
+        """Change an endpoint's URL or events, or disable or enable it; its deliveries stay"""
+        return services().webhooks.update(server_app(), endpoint_id, body)
+
     @blp.doc(operationId="deleteWebhook", security=SERVER_KEY)
     @blp.response(204)
     @documents_problems(blp, 401, 403, 404)
@@ -306,15 +361,57 @@ class WebhookResource(MethodView):
 @blp.route("/webhooks/<endpoint_id>/deliveries")
 class Deliveries(MethodView):
     @blp.doc(operationId="listDeliveries", security=SERVER_KEY)
+    @blp.arguments(DeliveriesQuery, location="query")
     @blp.response(200, Delivery(many=True))
     @blp.paginate()
-    @documents_problems(blp, 401, 403, 404)
-    def get(self, endpoint_id, pagination_parameters):
-        """An endpoint's deliveries, newest first, each with its attempts (paginated)"""
+    @documents_problems(blp, 401, 403, 404, 422)
+    def get(self, query, endpoint_id, pagination_parameters):
+        """An endpoint's deliveries, newest first, each with its attempts (paginated; `status` filters)"""
         found, total = services().webhooks.deliveries(server_app(), endpoint_id, pagination_parameters.first_item,
-                                                      pagination_parameters.page_size)
+                                                      pagination_parameters.page_size, query.get("status"))
         pagination_parameters.item_count = total
         return found
+
+
+@blp.route("/webhooks/<endpoint_id>/secret")
+class WebhookSecret(MethodView):
+    @blp.doc(operationId="rotateWebhookSecret", security=SERVER_KEY)
+    @blp.arguments(SecretRotation, example={"grace_seconds": 3600})
+    @blp.response(200, SecretRotated, description="The new secret, shown only here")
+    @documents_problems(blp, 401, 403, 404, 422)
+    def post(self, body, endpoint_id):
+        """A new signing secret; the old one signs too for its grace
+
+        During the grace every delivery carries two `v1,` signatures in webhook-signature (Standard
+        Webhooks allows several): a receiver verifying with either secret accepts it, so it can
+        switch to the new one at any time within the grace.
+        """
+        endpoint, secret = services().webhooks.rotate_secret(server_app(), endpoint_id, body["grace_seconds"])
+        return {"endpoint": endpoint, "secret": secret}
+
+
+@blp.route("/webhooks/<endpoint_id>/test")
+class TestEvent(MethodView):
+    @blp.doc(operationId="sendTestEvent", security=SERVER_KEY)
+    @blp.response(202, Delivery, description="The test delivery, queued")
+    @documents_problems(blp, 401, 403, 404)
+    def post(self, endpoint_id):
+        """Send a `webhook_test` event to one endpoint, signed and retried as any delivery
+
+        Send Idempotency-Key to retry safely.
+        """
+        return services().webhooks.send_test(server_app(), endpoint_id)
+
+
+@blp.route("/webhooks/<endpoint_id>/recover")
+class Recover(MethodView):
+    @blp.doc(operationId="recoverDeliveries", security=SERVER_KEY)
+    @blp.arguments(Recovery, example={"since": "2026-12-01T00:00:00Z"})
+    @blp.response(202, Recovered)
+    @documents_problems(blp, 401, 403, 404, 422)
+    def post(self, body, endpoint_id):
+        """Send again every failed delivery of an endpoint made since a time (after an outage of yours)"""
+        return {"queued": services().webhooks.recover(server_app(), endpoint_id, body["since"].timestamp())}
 
 
 @blp.route("/webhooks/<endpoint_id>/deliveries/<delivery_id>/resend")

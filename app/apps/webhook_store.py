@@ -7,7 +7,7 @@ import zlib
 
 from ..ops.connection import RedisClient
 from ..ops.keys import (INDEX_BUCKETS, deliveries_due_key, deliveries_key, delivery_counts_key, delivery_key,
-                        endpoint_pause_key, webhooks_key)
+                        endpoint_failing_key, endpoint_pause_key, webhooks_key)
 
 DELIVERY_TTL = 8 * 24 * 3600  # a delivery is kept a week past its day of retries
 LISTED_DELIVERIES = 1000  # an endpoint lists its newest deliveries, this many
@@ -58,6 +58,27 @@ class WebhookStore:
         """Seconds until a paused endpoint gets attempts again (0: it is not paused)."""
         return max(0, self.redis.pttl(endpoint_pause_key(app_id, endpoint_id))) / 1000
 
+    def failing_since(self, app_id: str, endpoint_id: str, now: float) -> float:
+        """An attempt failed: since when every attempt of the endpoint has (now, if this is the first)."""
+        key = endpoint_failing_key(app_id, endpoint_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(key, now, nx=True)
+        pipe.get(key)
+        return float(pipe.execute()[1])
+
+    def answered(self, app_id: str, endpoint_id: str):
+        """An attempt succeeded: the endpoint is not failing."""
+        self.redis.delete(endpoint_failing_key(app_id, endpoint_id))
+
+    def failing(self, app_id: str, endpoint_ids: list[str]) -> dict[str, float]:
+        if not endpoint_ids:
+            return {}
+        pipe = self.redis.pipeline(transaction=False)
+        for endpoint_id in endpoint_ids:
+            pipe.get(endpoint_failing_key(app_id, endpoint_id))
+        return {endpoint_id: float(since) for endpoint_id, since in zip(endpoint_ids, pipe.execute(), strict=True)
+                if since is not None}
+
     # ----- deliveries --------------------------------------------------------------------------
     def add_delivery(self, app_id: str, delivery: dict, due_ms: int):
         """Noted as due first (the sweep attempts it even if what follows fails), then kept."""
@@ -80,16 +101,26 @@ class WebhookStore:
         return bool(self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
                                args=[expected_status, delivery["status"], json.dumps(delivery), DELIVERY_TTL]))
 
-    def listed(self, app_id: str, endpoint_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
+    def listed(self, app_id: str, endpoint_id: str, offset: int, limit: int,
+               status: str | None = None) -> tuple[list[dict], int]:
+        """A page of an endpoint's deliveries, newest first (of one status: its newest
+        LISTED_DELIVERIES read, and those of the status paged), and how many there are."""
         listing = deliveries_key(app_id, endpoint_id)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(listing)
-        pipe.zrevrange(listing, offset, offset + limit - 1)
-        total, ids = pipe.execute()
+        if status is None:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zcard(listing)
+            pipe.zrevrange(listing, offset, offset + limit - 1)
+            total, ids = pipe.execute()
+            return self._loaded(app_id, ids), total
+        every = self._loaded(app_id, self.redis.zrevrange(listing, 0, LISTED_DELIVERIES - 1), status)
+        return every[offset:offset + limit], len(every)
+
+    def _loaded(self, app_id: str, ids: list[bytes], status: str | None = None) -> list[dict]:
         pipe = self.redis.pipeline(transaction=False)
         for delivery_id in ids:
-            pipe.hget(delivery_key(app_id, delivery_id.decode()), "doc")
-        return [json.loads(doc) for doc in pipe.execute() if doc], total
+            pipe.hmget(delivery_key(app_id, delivery_id.decode()), "status", "doc")
+        return [json.loads(doc) for found, doc in pipe.execute()
+                if doc and (status is None or found.decode() == status)]
 
     def counts(self, app_ids: list[str]) -> dict[str, dict[str, int]]:
         """Each app's deliveries by status, in one pipeline."""

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
 from ..ops.connection import StoreUnavailable
+from ..ops import metrics
 from . import egress
 from ..ops.scope import PUBLIC_APP
 from .webhook_store import WebhookStore
@@ -34,25 +35,34 @@ from .webhook_store import WebhookStore
 log = logging.getLogger(__name__)
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+STATUSES = (PENDING, DELIVERED, FAILED)
+ENDPOINT_DISABLED, WEBHOOK_TEST = "endpoint_disabled", "webhook_test"  # the app's own events, not a player's
 ENDPOINT_CACHE_SECONDS = 2.0
 MAX_ENDPOINTS = 10
 
 
-def signature(secret: str, message_id: str, timestamp: int, body: str) -> str:
-    """The `webhook-signature` value for one attempt (Standard Webhooks, scheme v1)."""
-    key = base64.b64decode(secret.removeprefix("whsec_"))
-    mac = hmac.new(key, f"{message_id}.{timestamp}.{body}".encode(), hashlib.sha256).digest()
-    return f"v1,{base64.b64encode(mac).decode()}"
+def signature(secrets_: list[str], message_id: str, timestamp: int, body: str) -> str:
+    """The `webhook-signature` value for one attempt (Standard Webhooks, scheme v1): one signature
+    per secret, space-separated (an endpoint whose secret is being rotated has two)."""
+    signed = f"{message_id}.{timestamp}.{body}".encode()
+    macs = (hmac.new(base64.b64decode(secret.removeprefix("whsec_")), signed, hashlib.sha256).digest()
+            for secret in secrets_)
+    return " ".join(f"v1,{base64.b64encode(mac).decode()}" for mac in macs)
+
+
+def new_secret() -> str:
+    return f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}"
 
 
 class WebhookService:
     def __init__(self, store: WebhookStore, dispatcher, utc_now, retry_seconds: list[float], timeout_seconds: float,
-                 lease_seconds: float, pause_seconds: float, private_networks: bool):
+                 lease_seconds: float, pause_seconds: float, private_networks: bool, disable_after_seconds: float):
         """`pause_seconds`: how long an endpoint that gave no answer gets no attempt; `private_networks`:
-        whether endpoints may be on private networks (app/apps/egress.py)."""
+        whether endpoints may be on private networks (app/apps/egress.py); `disable_after_seconds`:
+        how long an endpoint's attempts may all fail before it is disabled."""
         self.store, self.dispatcher, self.utc_now = store, dispatcher, utc_now
         self.retry_seconds, self.timeout_seconds, self.lease_seconds = retry_seconds, timeout_seconds, lease_seconds
-        self.pause_seconds = pause_seconds
+        self.pause_seconds, self.disable_after_seconds = pause_seconds, disable_after_seconds
         self.private_networks = private_networks
         self._tls: ssl.SSLContext | None = None  # made at the first attempt: only webhook workers post
         self._cache: dict[str, tuple[float, dict]] = {}
@@ -70,21 +80,59 @@ class WebhookService:
         if refused:
             raise InvalidRequest(f"webhooks are not sent to private networks: {refused}", field="url")
         endpoint = {"id": endpoint_id or f"ep_{secrets.token_hex(8)}", "url": url, "events": sorted(set(events)),
-                    "secret": f"whsec_{base64.b64encode(secrets.token_bytes(24)).decode()}",
+                    "secret": new_secret(),
                     "created_at": self.utc_now()}
         self.store.save_endpoint(app_id, endpoint)
         self._forget(app_id)
         return endpoint
 
     def endpoints(self, app_id: str) -> list[dict]:
-        return sorted((_public_endpoint(e) for e in self.store.endpoints(app_id).values()),
+        found = self.store.endpoints(app_id)
+        failing = self.store.failing(app_id, list(found))
+        return sorted((_public_endpoint(e, failing.get(e["id"])) for e in found.values()),
                       key=lambda e: e["created_at"])
 
     def endpoint(self, app_id: str, endpoint_id: str) -> dict:
+        found = self._endpoint(app_id, endpoint_id)
+        return _public_endpoint(found, self.store.failing(app_id, [endpoint_id]).get(endpoint_id))
+
+    def _endpoint(self, app_id: str, endpoint_id: str) -> dict:
         found = self.store.endpoints(app_id).get(endpoint_id)
         if found is None:
             raise WebhookNotFound(f"no webhook endpoint {endpoint_id} in this app")
-        return _public_endpoint(found)
+        return found
+
+    def update(self, app_id: str, endpoint_id: str, changes: dict) -> dict:
+        """Change an endpoint's URL, events or whether it is enabled; its deliveries stay, and those
+        pending go to the new URL. Enabling a disabled endpoint starts its failing clock again."""
+        endpoint = self._endpoint(app_id, endpoint_id)
+        if "url" in changes:
+            refused = None if self.private_networks else egress.refused_host(changes["url"])
+            if refused:
+                raise InvalidRequest(f"webhooks are not sent to private networks: {refused}", field="url")
+            endpoint["url"] = changes["url"]
+        if "events" in changes:
+            endpoint["events"] = sorted(set(changes["events"]))
+        if changes.get("enabled") is True:
+            endpoint["disabled_at"] = None
+            self.store.answered(app_id, endpoint_id)
+        elif changes.get("enabled") is False:
+            endpoint["disabled_at"] = endpoint.get("disabled_at") or self.utc_now()
+        self.store.save_endpoint(app_id, endpoint)
+        self._forget(app_id)
+        return self.endpoint(app_id, endpoint_id)
+
+    def rotate_secret(self, app_id: str, endpoint_id: str, grace_seconds: float) -> tuple[dict, str]:
+        """A new signing secret; for `grace_seconds` every delivery is signed with the old one too
+        (two `v1,` signatures), so a receiver switches without missing one."""
+        endpoint = self._endpoint(app_id, endpoint_id)
+        now = time.time()
+        kept = [old for old in endpoint.get("previous_secrets", []) if old["until"] > now]
+        endpoint["previous_secrets"] = [*kept, {"secret": endpoint["secret"], "until": now + grace_seconds}]
+        endpoint["secret"] = new_secret()
+        self.store.save_endpoint(app_id, endpoint)
+        self._forget(app_id)
+        return self.endpoint(app_id, endpoint_id), endpoint["secret"]
 
     def secret_of(self, app_id: str, endpoint_id: str) -> str | None:
         """An endpoint's signing secret (an idempotent replay's answer); None for one removed since."""
@@ -103,7 +151,8 @@ class WebhookService:
         if app_id == PUBLIC_APP:
             return
         try:
-            endpoints = [e for e in self._endpoints(app_id).values() if event_type in e["events"]]
+            endpoints = [e for e in self._endpoints(app_id).values()
+                         if event_type in e["events"] and not e.get("disabled_at")]
             body = json.dumps({"type": event_type, "timestamp": _iso(time.time()), "data": data},
                               separators=(",", ":"))
             for endpoint in endpoints:
@@ -111,17 +160,39 @@ class WebhookService:
         except StoreUnavailable:
             log.warning("could not note the %s webhook of app %s", event_type, app_id)
 
-    def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str):
-        now = time.time()
-        delivery = {"id": f"msg_{secrets.token_urlsafe(16)}", "endpoint_id": endpoint_id, "type": event_type,
+    def send_test(self, app_id: str, endpoint_id: str) -> dict:
+        """A `webhook_test` delivery to one endpoint (enabled or not), signed and retried as any."""
+        self._endpoint(app_id, endpoint_id)
+        body = json.dumps({"type": WEBHOOK_TEST, "timestamp": _iso(time.time()),
+                           "data": {"endpoint_id": endpoint_id}}, separators=(",", ":"))
+        delivery_id = self._deliver(app_id, endpoint_id, WEBHOOK_TEST, body)
+        found = self.store.delivery(app_id, delivery_id)
+        assert found is not None  # kept just now
+        return _public_delivery(found)
+
+    def recover(self, app_id: str, endpoint_id: str, since: float) -> int:
+        """Send again every failed delivery of the endpoint made since then (Svix's recover):
+        how many were queued."""
+        self._endpoint(app_id, endpoint_id)
+        failed, _ = self.store.listed(app_id, endpoint_id, 0, 1_000_000, FAILED)
+        chosen = [d for d in failed if d["created_ms"] >= since * 1000]
+        for delivery in chosen:
+            self._send_again(app_id, delivery)
+        return len(chosen)
+
+    def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str) -> str:
+        now, delivery_id = time.time(), f"msg_{secrets.token_urlsafe(16)}"
+        delivery = {"id": delivery_id, "endpoint_id": endpoint_id, "type": event_type,
                     "payload": body, "status": PENDING, "attempts": [], "created_at": _iso(now),
                     "created_ms": int(now * 1000), "next_attempt_at": now}
         self.store.add_delivery(app_id, delivery, int((now + self.lease_seconds) * 1000))
-        self.dispatcher.deliver_webhook(app_id, delivery["id"], 0)
+        self.dispatcher.deliver_webhook(app_id, delivery_id, 0)
+        return delivery_id
 
-    def deliveries(self, app_id: str, endpoint_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
-        self.endpoint(app_id, endpoint_id)
-        found, total = self.store.listed(app_id, endpoint_id, offset, limit)
+    def deliveries(self, app_id: str, endpoint_id: str, offset: int, limit: int,
+                   status: str | None = None) -> tuple[list[dict], int]:
+        self._endpoint(app_id, endpoint_id)
+        found, total = self.store.listed(app_id, endpoint_id, offset, limit, status)
         return [_public_delivery(d) for d in found], total
 
     def resend(self, app_id: str, endpoint_id: str, delivery_id: str) -> dict:
@@ -129,13 +200,17 @@ class WebhookService:
         delivery = self.store.delivery(app_id, delivery_id)
         if delivery is None or delivery["endpoint_id"] != endpoint_id:
             raise DeliveryNotFound(f"no delivery {delivery_id} of endpoint {endpoint_id}")
+        return _public_delivery(self._send_again(app_id, delivery))
+
+    def _send_again(self, app_id: str, delivery: dict) -> dict:
+        delivery_id = delivery["id"]
         previous = delivery["status"]
         delivery.update(status=PENDING, next_attempt_at=time.time(), resent=delivery.get("resent", 0) + 1)
         if previous != PENDING:
             self.store.move(app_id, delivery, previous)
         self.store.schedule(app_id, delivery_id, int((time.time() + self.lease_seconds) * 1000))
         self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]))
-        return _public_delivery(delivery)
+        return delivery
 
     def endpoint_of(self, app_id: str, delivery_id: str) -> str | None:
         """The endpoint a delivery goes to (None for a delivery gone)."""
@@ -156,6 +231,8 @@ class WebhookService:
         delivery["attempts"].append(outcome)
         code = outcome["status_code"]
         ok = code is not None and 200 <= code < 300
+        if endpoint is not None:
+            self._count(app_id, endpoint, outcome, ok)
         if ok or endpoint is None or len(delivery["attempts"]) > len(self.retry_seconds):
             delivery.update(status=DELIVERED if ok else FAILED, next_attempt_at=None)
             self.store.move(app_id, delivery, PENDING)
@@ -165,6 +242,24 @@ class WebhookService:
             self.store.move(app_id, delivery, PENDING)
             self.store.schedule(app_id, delivery_id, int(delivery["next_attempt_at"] * 1000))
         return ok
+
+    def _count(self, app_id: str, endpoint: dict, outcome: dict, ok: bool):
+        """An attempt's metrics, and the endpoint's health: one failing for `disable_after_seconds`
+        is disabled, and the app told (`endpoint_disabled`, to its other endpoints)."""
+        sent = not outcome.get("error", "").startswith("not sent")
+        kind = "delivered" if ok else "failed" if outcome["status_code"] is not None else \
+            "no_answer" if sent else "not_sent"
+        metrics.WEBHOOK_ATTEMPTS.labels(app_id, endpoint["id"], kind).inc()
+        if sent:
+            metrics.WEBHOOK_ATTEMPT_SECONDS.labels(app_id, endpoint["id"]).observe(outcome["seconds"])
+        if ok:
+            self.store.answered(app_id, endpoint["id"])
+            return
+        now = time.time()
+        if sent and now - self.store.failing_since(app_id, endpoint["id"], now) >= self.disable_after_seconds \
+                and not endpoint.get("disabled_at"):
+            self.update(app_id, endpoint["id"], {"enabled": False})
+            self.publish(app_id, ENDPOINT_DISABLED, {"endpoint_id": endpoint["id"], "url": endpoint["url"]})
 
     def _outcome(self, app_id: str, endpoint: dict | None, delivery_id: str, body: str,
                  started: float) -> tuple[dict[str, Any], float]:
@@ -189,7 +284,9 @@ class WebhookService:
         timestamp = int(now)
         headers = {"content-type": "application/json", "user-agent": "ronda-webhooks/1",
                    "webhook-id": delivery_id, "webhook-timestamp": str(timestamp),
-                   "webhook-signature": signature(endpoint["secret"], delivery_id, timestamp, body)}
+                   "webhook-signature": signature(
+                       [endpoint["secret"], *(old["secret"] for old in endpoint.get("previous_secrets", [])
+                                              if old["until"] > now)], delivery_id, timestamp, body)}
         try:
             code = egress.post(endpoint["url"], body.encode(), headers, self.timeout_seconds, self.private_networks,
                                self._tls_context())
@@ -231,8 +328,13 @@ class WebhookService:
             self._cache.pop(app_id, None)
 
 
-def _public_endpoint(endpoint: dict) -> dict:
-    return {key: endpoint[key] for key in ("id", "url", "events", "created_at")}
+def _public_endpoint(endpoint: dict, failing_since: float | None = None) -> dict:
+    now = time.time()
+    grace = [old["until"] for old in endpoint.get("previous_secrets", []) if old["until"] > now]
+    return {**{key: endpoint[key] for key in ("id", "url", "events", "created_at")},
+            "enabled": not endpoint.get("disabled_at"), "disabled_at": endpoint.get("disabled_at"),
+            "failing_since": _iso(failing_since) if failing_since else None,
+            "old_secret_until": _iso(max(grace)) if grace else None}
 
 
 def _public_delivery(delivery: dict) -> dict:

@@ -128,6 +128,8 @@ class Config:
     # are all its own); 0: such URLs are refused and never posted to (app/apps/egress.py).
     WEBHOOK_PRIVATE_NETWORKS = os.environ.get("RONDA_WEBHOOK_PRIVATE_NETWORKS", "0") == "1"
     # A webhook process's attempts at once, and at most to one endpoint (the others wait in its line).
+    # An endpoint whose every attempt has failed for this long is disabled (`endpoint_disabled` tells the app).
+    WEBHOOK_DISABLE_AFTER_SECONDS = float(os.environ.get("RONDA_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 24 * 3600))
     WEBHOOK_THREADS = int(os.environ.get("RONDA_WEBHOOK_THREADS", 32))
     WEBHOOK_PER_ENDPOINT = int(os.environ.get("RONDA_WEBHOOK_PER_ENDPOINT", 2))
     # Correspondence play: a human's turn timer may run up to 14 days; a `turn_reminder` is sent

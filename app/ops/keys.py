@@ -201,6 +201,11 @@ def endpoint_pause_key(app_id: str, endpoint_id: str) -> str:
     return f"{{app:{app_id}}}:webhook_paused:{endpoint_id}"
 
 
+def endpoint_failing_key(app_id: str, endpoint_id: str) -> str:
+    """Since when an endpoint's attempts have all failed (set at the first, removed at a success)."""
+    return f"{{app:{app_id}}}:webhook_failing:{endpoint_id}"
+
+
 def delivery_key(app_id: str, delivery_id: str) -> str:
     """One delivery of one message to one endpoint: its payload, status and attempts."""
     return f"{{app:{app_id}}}:delivery:{delivery_id}"

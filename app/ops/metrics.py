@@ -32,6 +32,11 @@ APP_LIVE_GAMES = Gauge("ronda_app_live_games", "Open and active games of each ap
                        multiprocess_mode="mostrecent")
 APP_DELIVERIES = Gauge("ronda_app_webhook_deliveries", "Each app's webhook deliveries now pending or failed",
                        ["app", "status"], multiprocess_mode="mostrecent")
+WEBHOOK_ATTEMPTS = Counter("ronda_webhook_attempts_total", "Webhook attempts, by app, endpoint and outcome "
+                           "(delivered, failed: an answer not 2xx, no_answer, not_sent: the endpoint paused)",
+                           ["app", "endpoint", "outcome"])
+WEBHOOK_ATTEMPT_SECONDS = Histogram("ronda_webhook_attempt_seconds", "Webhook attempts posted, by app and endpoint",
+                                    ["app", "endpoint"], buckets=SECONDS)
 JOB_SECONDS = Histogram("ronda_job_duration_seconds", "Worker jobs, by kind", ["job"], buckets=SECONDS)
 
 
