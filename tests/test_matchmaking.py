@@ -247,11 +247,12 @@ def test_a_ticket_whose_player_expired_is_never_matched(redis_url):
     app = create_app({"REDIS_URL": redis_url, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
                       "RATE_LIMIT_PER_TOKEN": 0, "PLAYER_IDLE_TTL": 1})
     client = app.test_client()
-    (gone_id, gone_token), (_, later_token) = player(client, "Gone"), player(client, "Later")
+    gone_id, gone_token = player(client, "Gone")
     waiting = ticket(client, gone_token, rules="runda", turn_seconds=77).json
     assert waiting["status"] == "waiting"
     time.sleep(1.5)  # the player's record expires; nobody has seen them since
     assert app.services.players.store.load(gone_id) is None
+    _, later_token = player(client, "Later")
     later = ticket(client, later_token, rules="runda", turn_seconds=77)
     assert later.status_code == 202 and later.json["status"] == "waiting", later.json
     client.delete(f"/matchmaking/tickets/{later.json['id']}", headers=bearer(later_token))

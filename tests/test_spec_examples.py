@@ -91,13 +91,23 @@ def send(base, operation, example):
     operator = {"Authorization": f"Bearer {LIVE_OPERATOR_KEY}"}
     if operation == "createApp":
         return requests.post(f"{base}/admin/apps", json=example, headers=operator)
-    if operation in ("rotateAppKey", "setAppQuotas", "createWebhook"):
+    if operation in ("rotateAppKey", "setAppQuotas", "createWebhook", "updateWebhook", "rotateWebhookSecret",
+                     "recoverDeliveries"):
         made = requests.post(f"{base}/admin/apps", json={"name": "Examples"}, headers=operator).json()
         if operation == "rotateAppKey":
             return requests.post(f"{base}/admin/apps/{made['app']['id']}/rotate", json=example, headers=operator)
         if operation == "setAppQuotas":
             return requests.patch(f"{base}/admin/apps/{made['app']['id']}/quotas", json=example, headers=operator)
-        return requests.post(f"{base}/apps/me/webhooks", json=example, headers={"X-Ronda-App": made["server_key"]})
+        server = {"X-Ronda-App": made["server_key"]}
+        if operation == "createWebhook":
+            return requests.post(f"{base}/apps/me/webhooks", json=example, headers=server)
+        endpoint = requests.post(f"{base}/apps/me/webhooks", headers=server, json={
+            "url": "https://hooks.example.com/ronda", "events": ["your_turn"]}).json()["id"]
+        if operation == "updateWebhook":
+            return requests.patch(f"{base}/apps/me/webhooks/{endpoint}", json=example, headers=server)
+        if operation == "rotateWebhookSecret":
+            return requests.post(f"{base}/apps/me/webhooks/{endpoint}/secret", json=example, headers=server)
+        return requests.post(f"{base}/apps/me/webhooks/{endpoint}/recover", json=example, headers=server)
     raise AssertionError(f"no way to send an example of {operation}: add one here")
 
 

@@ -226,7 +226,11 @@ class Apps(MethodView):
     @admin_blp.response(200, App(many=True))
     @documents_problems(admin_blp, 401)
     def get(self):
-        """Every app, with its quotas, players and the kinds of its valid keys"""
+        """Every app, with its quotas, players and the kinds of its valid keys
+
+        The operator's view of every app: its quotas, its players so far, whether it is
+        revoked, and the kinds of its keys valid now (never the keys themselves).
+        """
         operator()
         return services().apps.list()
 
@@ -237,7 +241,10 @@ class AppResource(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404)
     def get(self, app_id):
-        """An app, with its quotas, players and the kinds of its valid keys"""
+        """An app, with its quotas, players and the kinds of its valid keys
+
+        One app as listApps shows it. 404 for an app that does not exist.
+        """
         operator()
         return services().apps.show(app_id)
 
@@ -249,7 +256,11 @@ class AppQuotas(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404, 422)
     def patch(self, body, app_id):
-        """Change an app's quotas (those given; 0: none); they hold within two seconds everywhere"""
+        """Change an app's quotas (those given; 0: none); they hold within two seconds everywhere
+
+        Only the quotas given change; the others keep their values. Every API process reads
+        the new quotas within two seconds (it remembers an app that long).
+        """
         operator()
         return services().apps.set_quotas(app_id, body)
 
@@ -261,7 +272,12 @@ class RotateKey(MethodView):
     @admin_blp.response(200, AppKeyIssued, description="The new key, shown only here")
     @documents_problems(admin_blp, 401, 404, 422)
     def post(self, body, app_id):
-        """A new client or server key; the ones it replaces work for their grace period"""
+        """A new client or server key; the ones it replaces work for their grace period
+
+        `kind` chooses the key: the client key (default) or the server key. The keys of that
+        kind still work for `grace_seconds`, so clients can be updated before the old key
+        stops. Send Idempotency-Key to retry safely: a replay answers the same key.
+        """
         operator()
         grace = body["grace_seconds"]
         app, key = services().apps.rotate(app_id, body["kind"], current_app.config["APP_KEY_GRACE_SECONDS"]
@@ -275,7 +291,11 @@ class RevokeApp(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404)
     def post(self, app_id):
-        """Stop every key of an app at once (its games and players stay, out of reach; restoreApp undoes it)"""
+        """Stop every key of an app at once (its games and players stay, out of reach; restoreApp undoes it)
+
+        Every request with one of its keys is 401 within two seconds, everywhere. Its
+        players, games and webhooks are kept; restoreApp undoes it.
+        """
         operator()
         return services().apps.revoke(app_id)
 
@@ -286,7 +306,12 @@ class RestoreApp(MethodView):
     @admin_blp.response(200, App)
     @documents_problems(admin_blp, 401, 404)
     def post(self, app_id):
-        """Undo a revocation: the keys valid before it work again"""
+        """Undo a revocation: the keys valid before it work again
+
+        The keys that were valid when the app was revoked work again (a key rotated before
+        the revocation keeps its own grace clock). Restoring an app that is not revoked
+        changes nothing.
+        """
         operator()
         return services().apps.restore(app_id)
 
@@ -297,7 +322,11 @@ class Me(MethodView):
     @blp.response(200, AppUse)
     @documents_problems(blp, 401, 403)
     def get(self):
-        """Your app: its quotas, players, live games and webhook deliveries by status"""
+        """Your app: its quotas, players, live games and webhook deliveries by status
+
+        Your app's quotas, how many players it has made, its open and active games now, and
+        its webhook deliveries by status (pending, delivered, failed). Takes the server key.
+        """
         app_id = server_app()
         return {"app": services().apps.show(app_id), "live_games": services().store.listings.live_count(app_id),
                 "deliveries": services().webhooks.counts([app_id])[app_id]}
@@ -328,7 +357,11 @@ class Webhooks(MethodView):
     @blp.response(200, WebhookEndpoint(many=True))
     @documents_problems(blp, 401, 403)
     def get(self):
-        """Your endpoints"""
+        """Your endpoints
+
+        Every endpoint of your app, oldest first: URL, events, whether it is enabled, since
+        when it fails, and the grace of a rotated secret. Secrets are never shown again.
+        """
         return services().webhooks.endpoints(server_app())
 
 
@@ -338,7 +371,10 @@ class WebhookResource(MethodView):
     @blp.response(200, WebhookEndpoint)
     @documents_problems(blp, 401, 403, 404)
     def get(self, endpoint_id):
-        """An endpoint"""
+        """An endpoint
+
+        One endpoint as listWebhooks shows it.
+        """
         return services().webhooks.endpoint(server_app(), endpoint_id)
 
     @blp.doc(operationId="updateWebhook", security=SERVER_KEY)
@@ -346,14 +382,23 @@ class WebhookResource(MethodView):
     @blp.response(200, WebhookEndpoint)
     @documents_problems(blp, 401, 403, 404, 422)
     def patch(self, body, endpoint_id):
-        """Change an endpoint's URL or events, or disable or enable it; its deliveries stay"""
+        """Change an endpoint's URL or events, or disable or enable it; its deliveries stay
+
+        Only the fields given change. Pending deliveries go to the new URL from their next
+        attempt. `enabled: false` stops new deliveries; `enabled: true` takes a disabled
+        endpoint back, its failing clock started again.
+        """
         return services().webhooks.update(server_app(), endpoint_id, body)
 
     @blp.doc(operationId="deleteWebhook", security=SERVER_KEY)
     @blp.response(204)
     @documents_problems(blp, 401, 403, 404)
     def delete(self, endpoint_id):
-        """Remove an endpoint (its pending deliveries fail)"""
+        """Remove an endpoint (its pending deliveries fail)
+
+        Its pending deliveries fail at their next attempt; its deliveries stay listed until
+        they expire.
+        """
         services().webhooks.remove(server_app(), endpoint_id)
         return ""
 
@@ -366,7 +411,13 @@ class Deliveries(MethodView):
     @blp.paginate()
     @documents_problems(blp, 401, 403, 404, 422)
     def get(self, query, endpoint_id, pagination_parameters):
-        """An endpoint's deliveries, newest first, each with its attempts (paginated; `status` filters)"""
+        """An endpoint's deliveries, newest first, each with its attempts (paginated; `status` filters)
+
+        Each delivery with its payload, status, next attempt and every attempt's status
+        code, error and duration. The newest 1,000 of an endpoint are listed; `status` keeps
+        those of one status. Deliveries are made in order on the healthy path; a retry
+        reorders them.
+        """
         found, total = services().webhooks.deliveries(server_app(), endpoint_id, pagination_parameters.first_item,
                                                       pagination_parameters.page_size, query.get("status"))
         pagination_parameters.item_count = total
@@ -410,7 +461,11 @@ class Recover(MethodView):
     @blp.response(202, Recovered)
     @documents_problems(blp, 401, 403, 404, 422)
     def post(self, body, endpoint_id):
-        """Send again every failed delivery of an endpoint made since a time (after an outage of yours)"""
+        """Send again every failed delivery of an endpoint made since a time (after an outage of yours)
+
+        Every failed delivery made since `since` is sent again with its own webhook-id, as
+        resendDelivery would; answers how many.
+        """
         return {"queued": services().webhooks.recover(server_app(), endpoint_id, body["since"].timestamp())}
 
 
@@ -420,5 +475,9 @@ class Resend(MethodView):
     @blp.response(202, Delivery, description="Queued again, with the same webhook-id")
     @documents_problems(blp, 401, 403, 404)
     def post(self, endpoint_id, delivery_id):
-        """Send a delivery again (a failed one, or one your server lost)"""
+        """Send a delivery again (a failed one, or one your server lost)
+
+        A new attempt at once, with the same webhook-id (a receiver that saw it drops the
+        repeat), whatever its status was.
+        """
         return services().webhooks.resend(server_app(), endpoint_id, delivery_id)

@@ -4,6 +4,7 @@ operations, the servers, and the Server-Sent Events each stream sends as named s
 
 from apispec import BasePlugin
 
+from ..players.notices import NOTICE_TYPES
 from .idempotency import IDEMPOTENT_ENDPOINTS
 from .tenancy import OUTSIDE_APPS, SERVER_ONLY
 from .schemas import PaginationMetadata
@@ -54,7 +55,8 @@ STREAMS = {
         "match_over": ("MatchOver", "a match the bot played ended"),
     }),
 }
-STREAM_OF = {"streamGame": "GameStreamMessage", "streamTurns": "BotStreamMessage"}
+STREAM_OF = {"streamGame": "GameStreamMessage", "streamTurns": "BotStreamMessage",
+             "streamNotices": "PlayerStreamMessage"}
 
 
 def in_an_app(security: list[dict]) -> list[dict]:
@@ -91,6 +93,13 @@ class HttpConventions(BasePlugin):
                 "discriminator": {"propertyName": "event",
                                   "mapping": {event: f"#/components/schemas/{name}"
                                               for event, name in zip(messages, names, strict=True)}}})
+        spec.components.schema("PlayerStreamMessage", {
+            "type": "object", "required": ["event", "id", "data"],
+            "description": "Server-Sent Events of a player: each a notice named by its type (its `event`), with its "
+                           "`id` (Last-Event-ID resumes after it) and the PlayerNotice as JSON `data`; `: keep-alive` "
+                           "comments while idle. Ignore a type you do not know.",
+            "properties": {"event": {"type": "string", "examples": list(NOTICE_TYPES)}, "id": {"type": "string"},
+                           "data": _ref("schemas", "PlayerNotice")}})
 
     def operation_helper(self, path=None, operations=None, rule=None, **kwargs):
         for method, operation in operations.items():

@@ -190,7 +190,11 @@ class Rematch(MethodView):
     @blp.response(200, s.GameSummary, description="The rematch offered after this game")
     @documents_problems(blp, 404)
     def get(self, game_id):
-        """The rematch offered after a finished game, if any (its seats say who has taken theirs)"""
+        """The rematch offered after a finished game, if any (its seats say who has taken theirs)
+
+        The next game's summary: its seats say who has taken theirs. 404 when no rematch is
+        offered, or it was declined.
+        """
         return services().rematches.rematch_offered(game_id)
 
     @token_first(SEAT_TOKEN)

@@ -27,7 +27,7 @@ RECORD_RETRY_SECONDS = 0.25
 # The POSTs that create something or change a game.
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "games.Rematch",
                         "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets",
-                        "apps.Webhooks", "apps.TestEvent", "admin.Apps", "admin.RotateKey"}
+                        "apps.Webhooks", "apps.WebhookSecret", "apps.TestEvent", "admin.Apps", "admin.RotateKey"}
 IN_PROGRESS = "in-progress"
 REPLAYED_HEADER = "Idempotent-Replayed"
 # The header's value when the first answer was lost but its action is found applied in the game:
@@ -37,7 +37,8 @@ KEPT_HEADERS = ("Location", "ETag", "Content-Type")
 # Their 201 answers carry seat tokens, a bot's or a player's token, never kept: a replay derives them again.
 TOKEN_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players"}
 # Their answers carry an app's keys or an endpoint's secret, never kept: a replay finds them again.
-SECRET_FIELDS = {"admin.Apps": ("client_key", "server_key"), "admin.RotateKey": ("key",), "apps.Webhooks": ("secret",)}
+SECRET_FIELDS = {"admin.Apps": ("client_key", "server_key"), "admin.RotateKey": ("key",), "apps.Webhooks": ("secret",),
+                 "apps.WebhookSecret": ("secret",)}
 
 
 def _scope(key: str) -> str:
@@ -117,8 +118,9 @@ def _with_tokens(text: str, seats: list[int]) -> str:
     if "kind" in body and "key" in body:  # an app's key, rotated
         body["key"] = services().apps.keys_of(body["app"]["id"]).get(body["kind"])
         return json.dumps(body, separators=(",", ":"))
-    if "secret" in body:  # a webhook endpoint's
-        body["secret"] = services().webhooks.secret_of(current_app_id(), body["id"])
+    if "secret" in body:  # a webhook endpoint's, made or rotated
+        endpoint_id = body["endpoint"]["id"] if "endpoint" in body else body["id"]
+        body["secret"] = services().webhooks.secret_of(current_app_id(), endpoint_id)
         return json.dumps(body, separators=(",", ":"))
     if "bot" in body:  # a registered bot's (its seats are none)
         body["token"] = services().accounts.token_of(body["bot"]["id"])

@@ -105,7 +105,11 @@ class Me(MethodView):
     @blp.response(200, Player)
     @documents_problems(blp, 401)
     def get(self):
-        """The player whose token is sent"""
+        """The player whose token is sent
+
+        The player your token belongs to, with their games, wins and a rating per pool. A
+        player token of another app is 401.
+        """
         return services().players.public(services().players.authenticate(bearer_token()))
 
 
@@ -182,7 +186,11 @@ class PlayerResource(MethodView):
     @blp.response(200, Player)
     @documents_problems(blp, 404)
     def get(self, player_id):
-        """A player: name, games, wins and a rating per pool (public)"""
+        """A player: name, games, wins and a rating per pool (public)
+
+        Public: anyone may read it. A rating per pool played, each with its deviation and
+        whether it is still provisional.
+        """
         return services().players.public(player_id)
 
 
@@ -192,7 +200,10 @@ class Pools(MethodView):
     @leaderboards_blp.response(200, Pool(many=True), description="Every pool a rated game can be in")
     @documents_problems(leaderboards_blp, store=False)
     def get(self):
-        """The pools: each preset with each player count it deals to (`classic-2`, `traditional-4`...)"""
+        """The pools: each preset with each player count it deals to (`classic-2`, `traditional-4`...)
+
+        A pool is a preset and a player count: its own leaderboard and quick-play queues.
+        """
         return [{"name": pool, "preset": pool.rpartition("-")[0], "players": int(pool.rpartition("-")[2])}
                 for pool in pools()]
 
