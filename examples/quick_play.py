@@ -16,7 +16,7 @@ from ronda_client.api.games import get_seat_view, rematch
 from ronda_client.api.matchmaking import create_ticket, get_ticket
 from ronda_client.api.players import create_player
 from ronda_client.models import (CreatePlayerRequest, GameViewStatus, TicketRequest, TicketRequestPlayers,
-                                 TicketRequestRules, TicketStatus)
+                                 TicketRules, TicketRulesPreset, TicketStatus)
 
 
 def become_player(base_url: str, name: str) -> AuthenticatedClient:
@@ -27,7 +27,8 @@ def become_player(base_url: str, name: str) -> AuthenticatedClient:
 def quick_play(players: list[AuthenticatedClient], rules: str = "simple") -> str:
     """Each player queues; each waits for its ticket to be matched: the game they meet in."""
     tickets = [call(create_ticket, client=me, body=TicketRequest(
-        rules=TicketRequestRules(rules), players=TicketRequestPlayers.VALUE_2, max_wait_seconds=30)).parsed
+        rules=TicketRules(preset=TicketRulesPreset(rules)), players=TicketRequestPlayers.VALUE_2,
+        max_wait_seconds=30)).parsed
         for me in players]
     games = set()
     for me, ticket in zip(players, tickets, strict=True):
