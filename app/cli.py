@@ -42,7 +42,10 @@ def serve(args):
             sys.exit(f"ronda serve: the embedded redis-server did not start: {error}. Nothing is served rather "
                      "than games kept where a restart loses them; or set REDIS_URL to a Redis of yours")
         if url:
+            # A developer's own server: webhooks may go to this machine (`ronda webhooks listen`).
+            private = os.environ.get("RONDA_WEBHOOK_PRIVATE_NETWORKS", "1") == "1"
             overrides = {"REDIS_URL": url, "BOT_DISPATCH": "inprocess", "EMBEDDED": True,
+                         "WEBHOOK_PRIVATE_NETWORKS": private,
                          "SECRET_KEY": Config.SECRET_KEY or persistent_secret(data_dir)}
             store = f"embedded redis-server, data in {data_dir}"
         elif not in_process_store_installed():
@@ -133,6 +136,64 @@ def apps(args):
     else:
         shown = service.revoke(args.app_id)
     print(json.dumps(shown, indent=2))
+
+
+def webhooks_listen(args):
+    """Receive an app's webhooks on this machine, as Stripe's CLI does: an endpoint of the app made
+    for a local port, each delivery verified with its secret and printed, the endpoint removed at
+    the end. The server must allow private networks (the embedded `ronda serve` does)."""
+    import http.server
+    import threading
+    import urllib.error
+    import urllib.request
+
+    from .apps.webhooks import signature
+
+    def call(method: str, path: str, body: dict | None = None) -> dict:
+        request = urllib.request.Request(f"{args.url.rstrip('/')}/apps/me/webhooks{path}", method=method,
+                                         data=json.dumps(body).encode() if body is not None else None,
+                                         headers={"X-Ronda-App": args.key, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return json.loads(answer.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            sys.exit(f"ronda webhooks listen: {method} {path or '/'}: {error.code} {error.read().decode()}")
+
+    received = threading.Event()
+    count = [0]
+
+    class Deliveries(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            expected = signature([secret], self.headers["webhook-id"], int(self.headers["webhook-timestamp"]),
+                                 body.decode()).split()
+            verified = any(given in expected for given in self.headers.get("webhook-signature", "").split())
+            self.send_response(204 if verified else 401)
+            self.end_headers()
+            print(json.dumps({"verified": verified, "webhook-id": self.headers["webhook-id"],
+                              "payload": json.loads(body)}), flush=True)
+            count[0] += 1
+            if args.count and count[0] >= args.count:
+                received.set()
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Deliveries)
+    endpoint = call("POST", "", {"url": f"http://127.0.0.1:{server.server_port}/", "events": args.events})
+    secret = endpoint["secret"]
+    print(f"listening on http://127.0.0.1:{server.server_port}/ as endpoint {endpoint['id']} "
+          f"({', '.join(args.events)}); Ctrl-C ends it", file=sys.stderr, flush=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        if args.test:
+            call("POST", f"/{endpoint['id']}/test")
+        received.wait(args.seconds or None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        call("DELETE", f"/{endpoint['id']}")
+        server.shutdown()
 
 
 def match(args):
@@ -249,6 +310,20 @@ def build_parser() -> argparse.ArgumentParser:
             one.add_argument("--grace", type=int, help="seconds (default RONDA_APP_KEY_GRACE_SECONDS, a day)")
             one.add_argument("--server", action="store_true", help="replace the server key, not the client key")
     cmd.set_defaults(run=apps)
+    cmd = commands.add_parser("webhooks", help="an app's webhooks on this machine: listen",
+                              description="Receive your app's webhook deliveries on this machine (docs/apps.md).")
+    hooks = cmd.add_subparsers(dest="action", required=True)
+    listen = hooks.add_parser("listen", help="register an endpoint on a local port, print each delivery verified, "
+                                             "remove the endpoint at the end")
+    listen.add_argument("--key", required=True, help="the app's server key")
+    listen.add_argument("--url", default="http://localhost:8000", help="the server (default: %(default)s)")
+    listen.add_argument("--port", type=int, default=0, help="the local port (default: any free one)")
+    listen.add_argument("--events", nargs="+", default=["your_turn", "turn_reminder", "turn_timeout", "game_over"],
+                        help="what to receive (default: %(default)s)")
+    listen.add_argument("--test", action="store_true", help="send a webhook_test event to it first")
+    listen.add_argument("--count", type=int, default=0, help="end after this many deliveries (0: never)")
+    listen.add_argument("--seconds", type=float, default=0, help="end after this long (0: never)")
+    listen.set_defaults(run=webhooks_listen)
     cmd = commands.add_parser("match", help="play a bot-only match here, without a server",
                               description="Play bots against each other (seats rotate, decks in duplicate) and "
                                           "print wins, win rates with Wilson 95% intervals, points and ms per move.")
