@@ -5,7 +5,9 @@
 Prints: deliveries received and their latency p50/p99, from the notice (`data.at`) to the
 receiver; then the bot reply latency p50/p99 (bench/bot_replies.py's measure) with the endpoint
 answering at once and with it hanging past the attempt's timeout: a dead endpoint must not slow
-a game. And a request's cost of its app key: GET /games?status=open p50 with and without it.
+a game. Then the delivery latency again while another app's endpoint trickles its answers (a byte
+every half second, so each read is within the socket timeout): no tenant may stall another. And a
+request's cost of its app key: GET /games?status=open p50 with and without it.
 
 Run: .venv/bin/python bench/webhooks.py [--games 100] [--samples 100]
 Uses REDIS_URL when set, else starts redis-server (as the tests do).
@@ -33,6 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from bench.bot_replies import reply_ms  # noqa: E402
 from bench.matchmaking import percentile, session  # noqa: E402
 from redis_server import RedisServer, _free_port as free_port  # noqa: E402
+from trickle import TricklingReceiver  # noqa: E402
 
 OPERATOR = "bench-operator"
 
@@ -65,9 +68,9 @@ def start(redis_url: str, queue: str) -> tuple[list[subprocess.Popen], str]:
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_BOT_QUEUE": queue, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
            "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_SECRET_KEY": "bench", "RONDA_OPERATOR_KEY": OPERATOR,
            "RONDA_WEBHOOK_PRIVATE_NETWORKS": "1"}  # the receiver is on this machine
-    processes = [subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-                                   "--worker-class", "gevent", "--chdir", str(ROOT), "app:create_app()"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    processes = [subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--bind",
+                                   f"127.0.0.1:{port}", "--workers", "1", "--chdir", str(ROOT), "app:create_app()"],
+                                  env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     for options in ((), ("--webhooks",)):
         processes.append(subprocess.Popen([sys.executable, "-m", "app.cli", "worker", *options], env=env,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -146,6 +149,24 @@ def main(argv=None) -> int:
         receiver.hang.set()
         slow = replies(base, key, games, args.samples)
         print(f"bot reply ms, endpoint hanging:   p50 {percentile(slow, 0.5):.1f} p99 {percentile(slow, 0.99):.1f}")
+        receiver.hang.clear()
+        trickler = TricklingReceiver()
+        other = session().post(f"{base}/admin/apps", json={"name": "trickling"},
+                               headers={"Authorization": f"Bearer {OPERATOR}"}).json()
+        session().post(f"{base}/apps/me/webhooks", json={"url": trickler.url, "events": ["your_turn", "game_over"]},
+                       headers={"X-Ronda-App": other["server_key"]})
+        games_of_players(base, other["client_key"], 20)  # twenty deliveries to the trickling endpoint
+        while not trickler.requests:
+            time.sleep(0.05)
+        time.sleep(2)  # the webhook workers are busy with it, as they would be
+        receiver.latencies_ms.clear()
+        games_of_players(base, key, args.games // 4)
+        time.sleep(3)
+        beside = list(receiver.latencies_ms)
+        trickler.close()
+        print(f"deliveries with another app's endpoint trickling ({trickler.requests} attempts to it so far): "
+              f"{len(beside)} received, latency ms p50 {percentile(beside, 0.5):.1f} "
+              f"p99 {percentile(beside, 0.99):.1f}")
         listing = f"{base}/games?status=open"
         print(f"GET /games?status=open p50 ms: public {request_ms(listing, {}):.2f}, "
               f"with an app key {request_ms(listing, {'X-Ronda-App': key}):.2f}")

@@ -4,7 +4,6 @@ would. Real processes: the API, a `ronda worker` (bot moves, timers, the sweep),
 --webhooks`, a receiver that fails, times out and recovers; a worker killed mid-attempt and a
 Redis restarted lose no delivery. And correspondence play: a long turn's reminder and timeout."""
 
-import socket
 import ssl
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from faults import stop_all, worker_env
 from test_apps import new_player, serve
 from test_production_server import free_port
+from trickle import TricklingReceiver
 
 OPERATOR_KEY = "webhook-tests-operator"
 # The receivers listen on this machine: private networks allowed, but where a test says otherwise.
@@ -302,42 +302,6 @@ def test_an_endpoint_failing_longer_than_allowed_is_disabled_and_the_app_told(re
     finally:
         broken.server.shutdown()
         deployment.close()
-
-
-class TricklingReceiver:
-    """An endpoint that takes a request, then answers a byte every half second: each within the
-    socket timeout, the whole answer never. It counts the requests it was sent."""
-
-    def __init__(self):
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
-        self.requests = 0
-        self.stop = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while not self.stop.is_set():
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.requests += 1
-            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
-
-    def _trickle(self, connection):
-        with connection:
-            connection.recv(65536)
-            for byte in b"HTTP/1.1 204 No Content\r\n" * 10:
-                if self.stop.wait(0.5):
-                    return
-                try:
-                    connection.sendall(bytes([byte]))
-                except OSError:  # cut off by the attempt's deadline
-                    return
-
-    def close(self):
-        self.stop.set()
-        self.listener.close()
 
 
 @pytest.mark.slow

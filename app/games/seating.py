@@ -2,7 +2,8 @@
 leaving one to a bot. Each change is a write of the game (app/games/writer.py)."""
 
 import secrets
-from typing import Final
+from collections.abc import Callable
+from typing import Final, TypeVar
 
 from ..engine import Game, GameOver, game_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTaken, StaleVersion
@@ -18,6 +19,7 @@ LEAVE_ATTEMPTS = 5  # a leave meets this many moves landing first before it answ
 CLAIM_ATTEMPTS = 8  # more than the other seats' claims that can land first
 # A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
 CHANGED_BY: Final = "changed_by_request"
+Changed = TypeVar("Changed")
 
 
 def _dealing(request: dict) -> str:
@@ -40,6 +42,17 @@ def _check_rated(request: dict, seats: list[dict], owners: dict[int, str]):
     if any(spec.get("type") == "human" and seat not in owners for seat, spec in enumerate(seats)):
         raise InvalidRequest("rated: every human seat of a rated game is a player's: mark yours `mine` and "
                              "leave the others open for players to claim", field="rated")
+
+
+def _retried_on_new_versions(attempts: int, once: Callable[[], Changed]) -> Changed:
+    """`once()`, tried again on the new version when a write lands first, `attempts` times in all
+    (the last one's StaleVersion stands)."""
+    for _ in range(attempts - 1):
+        try:
+            return once()
+        except StaleVersion:
+            continue
+    return once()
 
 
 def _changed_by(seats: list[SeatDocument], seat: int, request_id: str | None) -> bool:
@@ -118,12 +131,8 @@ class Seating:
         `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again.
         A claim is based on no view: one that loses its race to another seat's claim is tried again
         on the new version (an open game changes only by claims, so it never answers 412)."""
-        for _ in range(CLAIM_ATTEMPTS - 1):
-            try:
-                return self._claim_once(game_id, seat, name, token, request_id)
-            except StaleVersion:
-                continue
-        return self._claim_once(game_id, seat, name, token, request_id)
+        return _retried_on_new_versions(CLAIM_ATTEMPTS, lambda: self._claim_once(game_id, seat, name, token,
+                                                                                 request_id))
 
     def _claim_once(self, game_id: str, seat: int, name: str | None, token: str | None,
                     request_id: str | None) -> tuple[LoadedGame, str]:
@@ -171,12 +180,8 @@ class Seating:
         a view, so a move that lands first is no reason to refuse it: it is tried on the new version.
         `request_id` (see `act`) is kept on the seat: a retry of the leave that freed it (its token
         no longer holds the seat) answers the game as it is."""
-        for _ in range(LEAVE_ATTEMPTS - 1):
-            try:
-                return self._leave_once(game_id, seat, token, bot, request_id)
-            except StaleVersion:
-                continue
-        return self._leave_once(game_id, seat, token, bot, request_id)
+        return _retried_on_new_versions(LEAVE_ATTEMPTS, lambda: self._leave_once(game_id, seat, token, bot,
+                                                                                 request_id))
 
     def _leave_once(self, game_id: str, seat: int, token: str | None, bot: str,
                     request_id: str | None) -> tuple[dict, int]:
