@@ -37,6 +37,10 @@ class NoSeat(ServiceError):
     status, code = 403, "no_seat"
 
 
+class TournamentNotFound(ServiceError):
+    status, code = 404, "tournament_not_found"
+
+
 class RematchDeclined(ServiceError):
     status, code = 409, "rematch_declined"
 

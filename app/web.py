@@ -9,7 +9,7 @@ from werkzeug.routing import Map, MapAdapter
 
 from . import wiring
 from .api import (apps, bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems,
-                  rules, tenancy, web_client)
+                  rules, tenancy, tournaments, web_client)
 from .api.common import answer_headers
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
@@ -62,6 +62,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)
+    api.register_blueprint(tournaments.blp)
     api.register_blueprint(bots.blp)
     api.register_blueprint(bots.ratings_blp)
     api.register_blueprint(players.blp)

@@ -37,6 +37,8 @@ from .matches.service import MatchService
 from .matchmaking.service import Matchmaker
 from .matchmaking.store import MatchmakingStore
 from .matches.store import MatchStore
+from .tournaments.service import TournamentService
+from .tournaments.store import TournamentStore
 from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
@@ -97,6 +99,8 @@ class Services:
                                      min_turn_seconds=config["MIN_TURN_SECONDS"])
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.seating, self.writer, self.dispatcher, self.accounts)
+        self.tournaments = TournamentService(TournamentStore(client, config["FINISHED_GAME_TTL"]), self.matches,
+                                             self.ladders)
 
 
 def quotas(config: dict, whose: str) -> dict[str, int]:

@@ -25,6 +25,7 @@ LAYERS = [
     ("app.accounts",),  # outside bots and the rating ladders
     ("app.apps",),  # apps, their keys, quotas and webhooks
     ("app.matches",),  # bot matches
+    ("app.tournaments",),  # tournaments of bots, each pairing a match
     ("app.players",),  # people across games
     ("app.matchmaking",),  # quick play: tickets that become games
     ("app.live", "app.jobs"),  # streams and long polls; bot moves and sweeps queued for workers

@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 RECORD_RETRY_SECONDS = 0.25
 # The POSTs that create something or change a game.
 IDEMPOTENT_ENDPOINTS = {"games.Games", "games.Seat", "games.LeaveSeat", "games.Actions", "games.Rematch",
-                        "matches.Matches", "bots.Bots", "players.Players", "matchmaking.Tickets",
+                        "matches.Matches", "tournaments.Tournaments", "bots.Bots", "players.Players",
+                        "matchmaking.Tickets",
                         "apps.Webhooks", "apps.WebhookSecret", "apps.TestEvent", "admin.Apps", "admin.RotateKey"}
 IN_PROGRESS = "in-progress"
 REPLAYED_HEADER = "Idempotent-Replayed"

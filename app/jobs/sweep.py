@@ -15,9 +15,9 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
     """No game or match stalls: a bot move or turn timer overdue by `stall_seconds`, or a match
     that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
     MatchService.reconcile), and a finished game's settlement left noted for as long is made
-    (app/players/effects.py), and long turns' reminders are sent. Quick play's tickets are grouped
-    as their windows widen, and expire, and webhook deliveries due are queued, every
-    MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
+    (app/players/effects.py), long turns' reminders are sent, and running tournaments move on.
+    Quick play's tickets are grouped as their windows widen, and expire, and webhook deliveries
+    due are queued, every MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
     Each part runs whatever the others met."""
     next_sweep = next_prune = 0.0
     while not stop.wait(MATCHMAKING_SECONDS):
@@ -30,6 +30,7 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
         if count:
             log.warning("re-dispatched %d overdue move(s)", count)
         _swept("stalled matches", services.matches.reconcile, stall_seconds)
+        _swept("tournaments", services.tournaments.reconcile, 0)  # each pass: a round starts as the last ends
         _swept("settlements", services.settlement.settle_noted, stall_seconds)
         _swept("turn reminders", services.reminders.remind_due)
         if time.monotonic() >= next_prune:

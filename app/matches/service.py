@@ -69,11 +69,7 @@ class MatchService:
         rules = rules_from_request(request.get("rules"))
         rules.check_players(len(bots))
         outside = [outside_bot_id(b) for b in bots if outside_bot_id(b)]
-        unknown = [b for b in bots if b not in self.seating.bot_kinds and not
-                   (outside_bot_id(b) and self.accounts.exists(outside_bot_id(b)))]
-        if unknown:
-            raise InvalidRequest(f"bots: unknown bot(s) {unknown}; built-in kinds: "
-                                 f"{', '.join(self.seating.bot_kinds)}, or bot:<id> for a registered bot", field="bots")
+        self.check_entrants(bots)
         if len(set(outside)) < len(outside):
             raise InvalidRequest("bots: a registered bot may hold only one seat of a match", field="bots")
         if cap and not self.store.reserve_games(client, request["games"], cap):
@@ -92,6 +88,14 @@ class MatchService:
             for index in range(doc["games_total"]):
                 self.dispatcher.match_game(match_id, index)
         return self.status(match_id)
+
+    def check_entrants(self, bots: list[str], field: str = "bots"):
+        """422 unless every entrant is a built-in bot kind or a registered bot (`bot:<id>`)."""
+        unknown = [b for b in bots if b not in self.seating.bot_kinds and not
+                   (outside_bot_id(b) and self.accounts.exists(outside_bot_id(b)))]
+        if unknown:
+            raise InvalidRequest(f"{field}: unknown bot(s) {unknown}; built-in kinds: "
+                                 f"{', '.join(self.seating.bot_kinds)}, or bot:<id> for a registered bot", field=field)
 
     def play_match_game(self, match_id: str, index: int) -> bool:
         """Play game `index` of the match and count it; a job that runs twice counts once."""

@@ -229,3 +229,12 @@ def deliveries_due_key(bucket: int) -> str:
 def reminders_due_key(bucket: int) -> str:
     """Turn reminders owed (`<game id>/<version>` -> when, ms): a long turn's nudge before its timer."""
     return f"games:reminders_due:{bucket}"
+
+
+def tournament_key(tournament_id: str) -> str:
+    """A tournament's document (its entrants, rounds, pairings and their results), in its own slot."""
+    return f"{{tournament:{tournament_id}}}:doc"
+
+
+TOURNAMENTS_KEY = "tournaments"  # every tournament (id -> created, ms), newest last: listTournaments
+RUNNING_TOURNAMENTS_KEY = "tournaments:running"  # those not finished (id -> last looked at, ms): the sweep's

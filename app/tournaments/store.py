@@ -1,0 +1,51 @@
+"""Tournaments in Redis: a document each, the list of them, and those running for the sweep."""
+
+import json
+import time
+
+from ..ops.connection import RedisClient
+from ..ops.keys import RUNNING_TOURNAMENTS_KEY, TOURNAMENTS_KEY, tournament_key
+
+
+class TournamentStore:
+    def __init__(self, client: RedisClient, ttl: int):
+        """`ttl`: how long a tournament is kept after its last change (its matches' time)."""
+        self.redis, self.ttl = client, ttl
+
+    def create(self, doc: dict) -> bool:
+        """False when a tournament of this id exists already (a retried request)."""
+        if not self.redis.set(tournament_key(doc["id"]), json.dumps(doc), nx=True, ex=self.ttl):
+            return False
+        now = int(time.time() * 1000)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(TOURNAMENTS_KEY, {doc["id"]: now})
+        pipe.zremrangebyscore(TOURNAMENTS_KEY, "-inf", now - self.ttl * 1000)
+        pipe.zadd(RUNNING_TOURNAMENTS_KEY, {doc["id"]: now})
+        pipe.execute()
+        return True
+
+    def save(self, doc: dict):
+        self.redis.set(tournament_key(doc["id"]), json.dumps(doc), ex=self.ttl)
+
+    def load(self, tournament_id: str) -> dict | None:
+        found = self.redis.get(tournament_key(tournament_id))
+        return json.loads(found) if found else None
+
+    def page(self, offset: int, limit: int) -> tuple[list[str], int]:
+        """Tournament ids, newest first, and how many there are."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zcard(TOURNAMENTS_KEY)
+        pipe.zrevrange(TOURNAMENTS_KEY, offset, offset + limit - 1)
+        total, ids = pipe.execute()
+        return [i.decode() for i in ids], total
+
+    def running(self, looked_at_before: float, limit: int = 100) -> list[str]:
+        found = self.redis.zrangebyscore(RUNNING_TOURNAMENTS_KEY, "-inf", int(looked_at_before * 1000),
+                                         start=0, num=limit)
+        return [i.decode() for i in found]
+
+    def looked_at(self, tournament_id: str):
+        self.redis.zadd(RUNNING_TOURNAMENTS_KEY, {tournament_id: int(time.time() * 1000)}, xx=True)
+
+    def finished(self, tournament_id: str):
+        self.redis.zrem(RUNNING_TOURNAMENTS_KEY, tournament_id)
