@@ -60,6 +60,8 @@ def send(base, operation, example):
         return requests.post(f"{base}/games", json=example)
     if operation == "createMatch":
         return requests.post(f"{base}/matches", json=example)
+    if operation == "createTournament":
+        return requests.post(f"{base}/tournaments", json=example)
     if operation == "createBot":
         return requests.post(f"{base}/bots", json=example)
     if operation == "createPlayer":

@@ -94,7 +94,7 @@ class TournamentService:
                         rows = match["entrants"]
                         table["result"] = [rows[0]["wins"], rows[1]["wins"], match["games_done"]]
                         changed = True
-        if all(t["result"] is not None for t in doc["rounds"][-1]["pairings"]):
+        if all(t["result"] is not None for r in doc["rounds"] for t in r["pairings"]):
             if len(doc["rounds"]) < doc["rounds_total"]:
                 self._pair_next(doc)
             else:
