@@ -1,0 +1,74 @@
+"""Tournaments on one worker: a 64-bot Swiss of 7 rounds and a 16-bot double round robin, beside a
+plain match of as many games. One API process (in this process, as the tests run it) and one
+`ronda worker` on a Redis of the bench's own.
+
+Prints for each: games, wall time, games a second, and Redis commands a game (the server's
+total_commands_processed over the run: the workers' sweeps included, as for the match).
+
+Run: .venv/bin/python bench/tournaments.py [--games-per-pairing 2] [--bots random,casual,greedy]
+"""
+
+import argparse
+import sys
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from faults import start_worker, stop  # noqa: E402
+from redis_server import RedisServer  # noqa: E402
+
+from app import create_app  # noqa: E402
+
+
+def commands(app) -> int:
+    return int(app.services.store.redis.info("stats")["total_commands_processed"])
+
+
+def run(app, label: str, start, finished, games: int):
+    before, started = commands(app), time.perf_counter()
+    resource = start()
+    while not finished(resource):
+        time.sleep(0.2)
+    seconds = time.perf_counter() - started
+    print(f"{label}: {games} games in {seconds:.1f} s, {games / seconds:.1f} games/s, "
+          f"{(commands(app) - before) / games:.0f} Redis commands a game")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games-per-pairing", type=int, default=2)
+    parser.add_argument("--bots", default="random,casual,greedy", help="the kinds the entrants are drawn from")
+    args = parser.parse_args(argv)
+    kinds, per = args.bots.split(","), args.games_per_pairing
+    server = RedisServer()
+    redis_url = server.start()
+    queue = f"bench-tournaments-{uuid.uuid4().hex[:6]}"
+    app = create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue, "RATE_LIMIT_PER_ADDRESS": 0,
+                      "RATE_LIMIT_PER_TOKEN": 0, "MATCH_GAMES_PER_CLIENT": 0})
+    worker = start_worker(redis_url, queue, stall_seconds=1)
+    tournaments = app.services.tournaments
+    try:
+        for label, request, games in (
+                ("Swiss, 64 bots, 7 rounds", {"format": "swiss", "rounds": 7,
+                                              "entrants": [kinds[i % len(kinds)] for i in range(64)]}, 32 * 7 * per),
+                ("double round robin, 16 bots", {"format": "round_robin", "cycles": 2,
+                                                 "entrants": [kinds[i % len(kinds)] for i in range(16)]},
+                 16 * 15 * per)):
+            run(app, label, lambda request=request: tournaments.create(
+                {**request, "games_per_pairing": per, "rules": {"preset": "classic"}}),
+                lambda made: tournaments.view(made["id"])["status"] == "finished", games)
+        run(app, "a plain match", lambda: app.services.matches.create_match(
+            {"bots": kinds[:2], "games": 16 * 15 * per, "rules": {"preset": "classic"}}, "bench", 0),
+            lambda made: app.services.matches.status(made["id"])["status"] == "finished", 16 * 15 * per)
+    finally:
+        stop(worker)
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
