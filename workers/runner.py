@@ -90,8 +90,7 @@ def worker_name(group: int, role: str) -> str:
 
 def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: bool = False, metrics_port: int = 0):
     """With `metrics_port`, both processes' metrics are served there."""
-    if metrics_port:
-        start_http_server(metrics_port, registry=metrics.registry())
+    serve_metrics(metrics_port)
     tie_forks_to_their_parent()
     group = os.getpid()
     stop = threading.Event()
@@ -110,9 +109,19 @@ def run_webhook_worker(redis_url: str, live_queue: str, burst: bool = False, met
     never, until its timeout) holds up no bot move and no match game. The sweep of a `ronda worker`
     (or of the embedded server) queues the deliveries due. With `metrics_port`, its metrics (each
     endpoint's attempts and their latency) are served there."""
-    if metrics_port:
-        start_http_server(metrics_port, registry=metrics.registry())
+    serve_metrics(metrics_port)
     _work(redis_url, [webhook_queue_name(live_queue)], os.getpid(), WEBHOOKS, burst)
+
+
+def serve_metrics(port: int):
+    """This process's metrics on `port` (0: none). A port that is taken costs the metrics only:
+    the worker works on without them, and says so."""
+    if not port:
+        return
+    try:
+        start_http_server(port, registry=metrics.registry())
+    except OSError as error:
+        log.warning("metrics not served on port %d: %s", port, error)
 
 
 class _MatchWorker:

@@ -138,11 +138,11 @@ class WebhookStore:
     def unschedule(self, app_id: str, delivery_id: str):
         self.redis.zrem(_due_key(delivery_id), _due_member(app_id, delivery_id))
 
-    def due(self, now_ms: int, limit: int) -> list[tuple[str, str]]:
-        """(app id, delivery id) of the deliveries due by now, oldest first."""
+    def due(self, now_ms: int, limit: int) -> list[tuple[str, str, int]]:
+        """(app id, delivery id, when it was due in ms) of the deliveries due by now, oldest first."""
         pipe = self.redis.pipeline(transaction=False)
         for bucket in range(INDEX_BUCKETS):
             pipe.zrangebyscore(deliveries_due_key(bucket), "-inf", now_ms, start=0, num=limit, withscores=True)
         found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])[:limit]
-        return [(app_id, delivery_id) for app_id, _, delivery_id in
-                (member.decode().partition("/") for member, _ in found)]
+        return [(app_id, delivery_id, int(due)) for (app_id, _, delivery_id), due in
+                ((member.decode().partition("/"), due) for member, due in found)]

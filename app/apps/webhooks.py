@@ -185,8 +185,9 @@ class WebhookService:
         delivery = {"id": delivery_id, "endpoint_id": endpoint_id, "type": event_type,
                     "payload": body, "status": PENDING, "attempts": [], "created_at": _iso(now),
                     "created_ms": int(now * 1000), "next_attempt_at": now}
-        self.store.add_delivery(app_id, delivery, int((now + self.lease_seconds) * 1000))
-        self.dispatcher.deliver_webhook(app_id, delivery_id, 0)
+        lease = int((now + self.lease_seconds) * 1000)
+        self.store.add_delivery(app_id, delivery, lease)
+        self.dispatcher.deliver_webhook(app_id, delivery_id, lease)
         return delivery_id
 
     def deliveries(self, app_id: str, endpoint_id: str, offset: int, limit: int,
@@ -208,8 +209,9 @@ class WebhookService:
         delivery.update(status=PENDING, next_attempt_at=time.time(), resent=delivery.get("resent", 0) + 1)
         if previous != PENDING:
             self.store.move(app_id, delivery, previous)
-        self.store.schedule(app_id, delivery_id, int((time.time() + self.lease_seconds) * 1000))
-        self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]))
+        lease = int((time.time() + self.lease_seconds) * 1000)
+        self.store.schedule(app_id, delivery_id, lease)
+        self.dispatcher.deliver_webhook(app_id, delivery_id, lease)
         return delivery
 
     def endpoint_of(self, app_id: str, delivery_id: str) -> str | None:
@@ -300,13 +302,13 @@ class WebhookService:
         return self._tls
 
     def sweep(self, limit: int = 500) -> int:
-        """Queue every delivery due by now (a retry whose time came, or an attempt cut off)."""
+        """Queue every delivery due by now (a retry whose time came, or an attempt cut off): one job
+        per lease that ended, however many sweeps find it."""
         now = time.time()
         due = self.store.due(int(now * 1000), limit)
-        for app_id, delivery_id in due:
+        for app_id, delivery_id, ended in due:
             self.store.schedule(app_id, delivery_id, int((now + self.lease_seconds) * 1000))
-            delivery = self.store.delivery(app_id, delivery_id)
-            self.dispatcher.deliver_webhook(app_id, delivery_id, len(delivery["attempts"]) if delivery else 0)
+            self.dispatcher.deliver_webhook(app_id, delivery_id, ended)
         return len(due)
 
     def counts(self, app_ids: list[str]) -> dict[str, dict[str, int]]:

@@ -116,10 +116,13 @@ class RQDispatcher:
         else:
             self._once(queue, "workers.jobs.expire_turn", (game_id, version), job_id)
 
-    def deliver_webhook(self, app_id: str, delivery_id: str, attempt: int):
-        """An attempt of a delivery, once (the sweep queues a lost one again under the same id)."""
+    def deliver_webhook(self, app_id: str, delivery_id: str, lease: int):
+        """An attempt of a delivery under one lease (`lease`: when it ends, ms), queued once: two
+        sweeps that find the same lease ended queue one job. A job only hands its attempt to the
+        process's webhook threads, so a finished job says nothing of the attempt: the next lease
+        is the next job."""
         self._once(self.webhooks, "workers.jobs.deliver_webhook", (app_id, delivery_id),
-                   f"webhook-{delivery_id}-{attempt}", {**self.options, "retry": None})
+                   f"webhook-{delivery_id}-{lease}", {**self.options, "retry": None})
 
     def match_game_over(self, match_id: str, game_id: str):
         self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id,
@@ -185,7 +188,7 @@ class InProcessDispatcher:
         timer.daemon = True
         timer.start()
 
-    def deliver_webhook(self, app_id: str, delivery_id: str, attempt: int):
+    def deliver_webhook(self, app_id: str, delivery_id: str, lease: int):
         self.webhook_work.submit(lambda: tasks.deliver_webhook(self.services, app_id, delivery_id))
 
     def match_game_over(self, match_id: str, game_id: str):
