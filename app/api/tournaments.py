@@ -51,15 +51,16 @@ class StandingRow(s.Answer):
 
 
 class CrossCell(s.Answer):
-    wins = fields.Integer(required=True)
+    opponent = fields.Integer(required=True, metadata={"description": "its place in `entrants`"})
+    wins = fields.Integer(required=True, metadata={"description": "games this entrant won against it"})
     games = fields.Integer(required=True)
 
 
 class CrossRow(s.Answer):
     entrant = fields.Integer(required=True)
     name = fields.String(required=True)
-    against = fields.Dict(keys=fields.String(), values=fields.Nested(CrossCell), required=True, metadata={
-        "description": "by opponent (its place in `entrants`): this entrant's games won against it, of how many"})
+    against = fields.List(fields.Nested(CrossCell), required=True, metadata={
+        "description": "each opponent met, in entry order"})
 
 
 class Table(s.Answer):

@@ -81,13 +81,14 @@ def elo_gap(share: float, games: int) -> float:
 
 
 def crosstable(names: Sequence[str], played: Sequence[Played]) -> list[dict]:
-    """Per entrant, its results against each opponent met: games won, of how many."""
-    rows: list[dict] = [{"entrant": entrant, "name": name, "against": {}} for entrant, name in enumerate(names)]
+    """Per entrant, its results against each opponent met, by opponent: games won, of how many."""
+    cells: list[dict[int, dict]] = [{} for _ in names]
     for result in played:
         if result.b is None:
             continue
         for me, other, won in ((result.a, result.b, result.wins_a), (result.b, result.a, result.wins_b)):
-            cell = rows[me]["against"].setdefault(str(other), {"wins": 0, "games": 0})
+            cell = cells[me].setdefault(other, {"opponent": other, "wins": 0, "games": 0})
             cell["wins"] += won
             cell["games"] += result.games
-    return rows
+    return [{"entrant": entrant, "name": name, "against": [cells[entrant][o] for o in sorted(cells[entrant])]}
+            for entrant, name in enumerate(names)]

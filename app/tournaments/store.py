@@ -32,12 +32,12 @@ class TournamentStore:
         return json.loads(found) if found else None
 
     def page(self, offset: int, limit: int) -> tuple[list[str], int]:
-        """Tournament ids, newest first, and how many there are."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(TOURNAMENTS_KEY)
-        pipe.zrevrange(TOURNAMENTS_KEY, offset, offset + limit - 1)
-        total, ids = pipe.execute()
-        return [i.decode() for i in ids], total
+        """Tournament ids, newest first, and how many there are (a page past the end: none, and
+        never an offset beyond what Redis counts in)."""
+        total = self.redis.zcard(TOURNAMENTS_KEY)
+        if offset >= total:
+            return [], total
+        return [i.decode() for i in self.redis.zrevrange(TOURNAMENTS_KEY, offset, offset + limit - 1)], total
 
     def running(self, looked_at_before: float, limit: int = 100) -> list[str]:
         found = self.redis.zrangebyscore(RUNNING_TOURNAMENTS_KEY, "-inf", int(looked_at_before * 1000),
