@@ -30,7 +30,7 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
         if count:
             log.warning("re-dispatched %d overdue move(s)", count)
         _swept("stalled matches", services.matches.reconcile, stall_seconds)
-        _swept("tournaments", services.tournaments.reconcile, 0)  # each pass: a round starts as the last ends
+        _swept("tournaments", services.tournaments.reconcile, stall_seconds)
         _swept("settlements", services.settlement.settle_noted, stall_seconds)
         _swept("turn reminders", services.reminders.remind_due)
         if time.monotonic() >= next_prune:

@@ -67,6 +67,16 @@ class MatchStore:
             raise GameMissing(match_id)
         return json.loads(raw), {k.decode(): float(v) for k, v in stats.items()}
 
+    def load_many(self, match_ids: list[str]) -> dict[str, tuple[dict, dict]]:
+        """The matches still kept, each as `load` gives it, in one pipeline."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.get(match_key(match_id))
+            pipe.hgetall(match_stats_key(match_id))
+        found = pipe.execute() if match_ids else []
+        return {match_id: (json.loads(raw), {k.decode(): float(v) for k, v in stats.items()})
+                for match_id, raw, stats in zip(match_ids, found[::2], found[1::2], strict=True) if raw is not None}
+
     def record_game(self, match_id: str, index: int, game_id: str, increments: dict, rated: dict | None) -> bool:
         """Count a finished game once, however often its job runs, with its rating when it is rated."""
         keys = [match_done_key(match_id), match_stats_key(match_id), match_games_key(match_id),

@@ -21,6 +21,8 @@ from .store import TournamentStore
 
 ROUND_ROBIN, SWISS = "round_robin", "swiss"
 MAX_ENTRANTS = 64
+MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
+LOOKED_AT = 64  # the matches one look at a tournament reads, the first still running first
 
 
 class TournamentService:
@@ -49,6 +51,10 @@ class TournamentService:
         else:
             planned = round_robin(len(names), request.get("cycles", 1))
             rounds = len(planned)
+        games = rounds * (len(names) // 2) * request["games_per_pairing"]
+        if games > MAX_GAMES:
+            raise InvalidRequest(f"games_per_pairing: this tournament would play {games} games; {MAX_GAMES} at most",
+                                 field="games_per_pairing")
         doc = {"id": tournament_id or secrets.token_urlsafe(9), "format": request["format"], "entrants": names,
                "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"], "rounds_total": rounds,
                "cycles": request.get("cycles", 1) if request["format"] == ROUND_ROBIN else None,
@@ -86,14 +92,13 @@ class TournamentService:
         if doc["status"] == "finished":
             return doc
         changed = False
-        for round_ in doc["rounds"]:
-            for table in round_["pairings"]:
-                if table["result"] is None:
-                    match = self.matches.status(table["match_id"])
-                    if match["status"] == "finished":
-                        rows = match["entrants"]
-                        table["result"] = [rows[0]["wins"], rows[1]["wins"], match["games_done"]]
-                        changed = True
+        pending = [table for round_ in doc["rounds"] for table in round_["pairings"] if table["result"] is None]
+        over = self.matches.results([table["match_id"] for table in pending[:LOOKED_AT]])
+        for table in pending[:LOOKED_AT]:
+            if table["match_id"] in over:
+                wins, games = over[table["match_id"]]
+                table["result"] = [wins[0], wins[1], games]
+                changed = True
         if all(t["result"] is not None for r in doc["rounds"] for t in r["pairings"]):
             if len(doc["rounds"]) < doc["rounds_total"]:
                 self._pair_next(doc)
@@ -115,16 +120,16 @@ class TournamentService:
             return
         self._start_round(doc, pairings)
 
-    def reconcile(self, older_than_seconds: float) -> int:
-        """Move on every running tournament not looked at for `older_than_seconds`."""
-        found = self.store.running(time.time() - older_than_seconds)
+    def reconcile(self, older_than_seconds: float, limit: int = 20) -> int:
+        """Move on the running tournaments not looked at for `older_than_seconds`, the longest
+        unseen first, `limit` of them (each costs a read of its next matches)."""
+        found = self.store.running(time.time() - older_than_seconds, limit)
         for tournament_id in found:
+            self.store.looked_at(tournament_id)
             try:
                 self.advance(tournament_id)
             except TournamentNotFound:  # expired
                 self.store.finished(tournament_id)
-                continue
-            self.store.looked_at(tournament_id)
         return len(found)
 
     def page(self, offset: int, limit: int) -> tuple[list[dict], int]:
