@@ -237,4 +237,9 @@ def tournament_key(tournament_id: str) -> str:
 
 
 TOURNAMENTS_KEY = "tournaments"  # every tournament (id -> created, ms), newest last: listTournaments
-RUNNING_TOURNAMENTS_KEY = "tournaments:running"  # those not finished (id -> last looked at, ms): the sweep's
+
+
+def running_tournaments_key(queue: str) -> str:
+    """A deployment's running tournaments (its bot queue names it: their matches' games go there):
+    tournament id -> when last looked at (ms), what its workers' sweeps move on."""
+    return f"tournaments:running:{queue}"

@@ -4,13 +4,16 @@ import json
 import time
 
 from ..ops.connection import RedisClient
-from ..ops.keys import RUNNING_TOURNAMENTS_KEY, TOURNAMENTS_KEY, tournament_key
+from ..ops.keys import TOURNAMENTS_KEY, running_tournaments_key, tournament_key
 
 
 class TournamentStore:
-    def __init__(self, client: RedisClient, ttl: int):
-        """`ttl`: how long a tournament is kept after its last change (its matches' time)."""
+    def __init__(self, client: RedisClient, ttl: int, queue: str):
+        """`ttl`: how long a tournament is kept after its last change (its matches' time); `queue`:
+        the deployment's bot queue, whose running tournaments this store tracks (as MatchStore does
+        its matches: a deployment's workers move on its own tournaments only)."""
         self.redis, self.ttl = client, ttl
+        self.running_key = running_tournaments_key(queue)
 
     def create(self, doc: dict) -> bool:
         """False when a tournament of this id exists already (a retried request)."""
@@ -20,7 +23,7 @@ class TournamentStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(TOURNAMENTS_KEY, {doc["id"]: now})
         pipe.zremrangebyscore(TOURNAMENTS_KEY, "-inf", now - self.ttl * 1000)
-        pipe.zadd(RUNNING_TOURNAMENTS_KEY, {doc["id"]: now})
+        pipe.zadd(self.running_key, {doc["id"]: now})
         pipe.execute()
         return True
 
@@ -40,12 +43,12 @@ class TournamentStore:
         return [i.decode() for i in self.redis.zrevrange(TOURNAMENTS_KEY, offset, offset + limit - 1)], total
 
     def running(self, looked_at_before: float, limit: int = 100) -> list[str]:
-        found = self.redis.zrangebyscore(RUNNING_TOURNAMENTS_KEY, "-inf", int(looked_at_before * 1000),
+        found = self.redis.zrangebyscore(self.running_key, "-inf", int(looked_at_before * 1000),
                                          start=0, num=limit)
         return [i.decode() for i in found]
 
     def looked_at(self, tournament_id: str):
-        self.redis.zadd(RUNNING_TOURNAMENTS_KEY, {tournament_id: int(time.time() * 1000)}, xx=True)
+        self.redis.zadd(self.running_key, {tournament_id: int(time.time() * 1000)}, xx=True)
 
     def finished(self, tournament_id: str):
-        self.redis.zrem(RUNNING_TOURNAMENTS_KEY, tournament_id)
+        self.redis.zrem(self.running_key, tournament_id)
