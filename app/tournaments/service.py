@@ -134,7 +134,7 @@ class TournamentService:
 
     def page(self, offset: int, limit: int) -> tuple[list[dict], int]:
         ids, total = self.store.page(offset, limit)
-        return [self._summary(doc) for doc in (self.store.load(i) for i in ids) if doc], total
+        return [self._summary(doc) for doc in self.store.load_many(ids)], total
 
     def _ratings(self, doc: dict) -> dict[str, float]:
         names = sorted(set(doc["entrants"]))
