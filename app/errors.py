@@ -41,6 +41,15 @@ class TournamentNotFound(ServiceError):
     status, code = 404, "tournament_not_found"
 
 
+class TournamentClosed(ServiceError):
+    """Entries to a tournament close when it begins."""
+    status, code = 409, "tournament_closed"
+
+
+class TournamentFull(ServiceError):
+    status, code = 409, "tournament_full"
+
+
 class RematchDeclined(ServiceError):
     status, code = 409, "rematch_declined"
 

@@ -99,8 +99,9 @@ class Services:
                                      min_turn_seconds=config["MIN_TURN_SECONDS"])
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.seating, self.writer, self.dispatcher, self.accounts)
-        self.tournaments = TournamentService(TournamentStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"]),
-                                             self.matches, self.ladders)
+        self.tournaments = TournamentService(
+            TournamentStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"], self.store.feed_commands[0]),
+            self.matches, self.games, self.seating, self.players, self.ladders, config["MIN_TURN_SECONDS"])
 
 
 def quotas(config: dict, whose: str) -> dict[str, int]:

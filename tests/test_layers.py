@@ -25,8 +25,8 @@ LAYERS = [
     ("app.accounts",),  # outside bots and the rating ladders
     ("app.apps",),  # apps, their keys, quotas and webhooks
     ("app.matches",),  # bot matches
-    ("app.tournaments",),  # tournaments of bots, each pairing a match
     ("app.players",),  # people across games
+    ("app.tournaments",),  # tournaments of bots and people: each pairing a match or people's games
     ("app.matchmaking",),  # quick play: tickets that become games
     ("app.live", "app.jobs"),  # streams and long polls; bot moves and sweeps queued for workers
     ("app.wiring",),  # the services built once and handed out

@@ -79,7 +79,11 @@ def test_bad_tournaments_are_refused_whole(server):
                         ({"format": "swiss", "entrants": ["greedy", "nobody"]}, "entrants"),
                         ({"format": "swiss", "entrants": ["greedy", "random", "casual", "expert"], "rounds": 4},
                          "rounds"),
-                        ({"format": "arena", "entrants": ["greedy", "random"]}, "format")]:
+                        ({"format": "arena", "entrants": ["greedy", "random"]}, "duration_seconds"),
+                        ({"format": "knockout", "entrants": ["greedy", "random"]}, "format"),
+                        ({"format": "swiss", "entrants": ["player:someone", "greedy"]}, "entrants"),
+                        ({"format": "swiss", "entrants": ["greedy", "random"], "starts_in_seconds": 5,
+                          "turn_seconds": 0}, "turn_seconds")]:
         refused = requests.post(f"{base}/tournaments", json=body).json()
         named = refused.get("field") or refused["errors"][0]["field"]
         assert refused["status"] == 422 and named == field, (body, refused)

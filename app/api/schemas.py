@@ -450,3 +450,7 @@ class PlayerNotice(Answer):
     why = fields.String(validate=validate.OneOf(("deadline", "absent")), metadata={
         "description": "ticket_expired: its wait ended, or its player was gone (getTicket's `expired_because`)"})
     previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})
+    tournament_id = fields.String(metadata={"description": "tournament_round: the tournament"})
+    round = fields.Integer(metadata={"description": "tournament_round: the round (from 0)"})
+    game = fields.Integer(metadata={"description": "tournament_round: which game of the pairing (from 0)"})
+    opponent = fields.String(metadata={"description": "tournament_round: who you meet"})

@@ -8,13 +8,15 @@ from flask import g, request
 
 from ..ops.scope import PUBLIC_APP, app_of
 from ..apps.service import BOTH, SERVER
-from ..errors import GameNotFound, InvalidAppKey, InvalidToken, PlayerNotFound, ServerKeyRequired, TicketNotFound
+from ..errors import (GameNotFound, InvalidAppKey, InvalidToken, PlayerNotFound, ServerKeyRequired, TicketNotFound,
+                      TournamentNotFound)
 from ..ops import metrics
 from ..players.service import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
 from .common import bearer_token, services
 
 APP_HEADER = "X-Ronda-App"
-SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket_id": TicketNotFound}
+SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket_id": TicketNotFound,
+                   "tournament_id": TournamentNotFound}
 
 
 # Blueprints outside any app (probes, the operator's, the web client's pages), and those of the app's

@@ -1,36 +1,55 @@
-"""/tournaments: round robins and Swiss tournaments of bots, each pairing a bot match."""
+"""/tournaments: round robin, Swiss and arena, of bots and of people, with standings, a crosstable
+and a stream of their changes."""
 
 from flask import url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from ..tournaments.service import MAX_ENTRANTS, ROUND_ROBIN, SWISS
+from ..games.moves import MISSED_TURNS_TO_FORFEIT
+from ..live.feed import tournament_topic
+from ..tournaments.service import ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, OPEN, ROUND_ROBIN, RUNNING, SWISS
 from . import idempotency
 from . import schemas as s
-from .common import documents_problems, services
+from .bodies import header_turn_id
+from .common import PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, services, token_first
 from .smorest import Blueprint
+from .tenancy import current_app_id
 
 blp = Blueprint("tournaments", __name__, url_prefix="/tournaments",
-                description="Tournaments of bots: round robin and Swiss, with standings and a crosstable")
+                description="Tournaments of bots and people: round robin, Swiss and arena, with standings, a "
+                            "crosstable and a stream of their changes")
+FORMATS = (ROUND_ROBIN, SWISS, ARENA)
+STATUSES = (OPEN, RUNNING, FINISHED, CANCELLED)
 
 
 class CreateTournamentRequest(Schema):
-    format = fields.String(required=True, validate=validate.OneOf((ROUND_ROBIN, SWISS)), metadata={
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS), metadata={
         "description": "round_robin: everyone meets everyone (`cycles` times); swiss: `rounds` rounds, each "
-                       "pairing entrants of about the same score who have not met"})
+                       "pairing entrants of about the same score who have not met; arena: for "
+                       "`duration_seconds`, whoever is free meets whoever else is"})
     rules = fields.Nested(s.RuleOptions, metadata={"example": {"preset": "classic"}})
-    entrants = fields.List(fields.String(validate=validate.Length(max=60)), required=True,
+    entrants = fields.List(fields.String(validate=validate.Length(max=60)), load_default=list,
                            validate=validate.Length(max=MAX_ENTRANTS), metadata={
-                               "description": "as a match takes them: built-in bot kinds (a kind may enter more "
-                                              "than once) and bot:<id> for registered bots; two at least"})
+                               "description": "bots, as a match takes them: built-in bot kinds (a kind may enter "
+                                              "more than once) and bot:<id> for registered bots; two at least, "
+                                              "unless people enter (`starts_in_seconds`)"})
+    starts_in_seconds = s.Integer(validate=validate.Range(min=0, max=7 * 86400), metadata={
+        "description": "open it to people (enterTournament) for this long, then start it with whoever entered; "
+                       "without it, it starts at once"})
     games_per_pairing = s.Integer(load_default=2, validate=validate.Range(min=1, max=100), metadata={
-        "description": "games each pairing plays: seats alternate, and each deck is dealt from both seats "
-                       "(duplicate), so an even number lets luck cancel"})
+        "description": "games each pairing plays: seats alternate (and, bots with bots, each deck is dealt from "
+                       "both seats, so an even number lets luck cancel)"})
     rounds = s.Integer(validate=validate.Range(min=1, max=MAX_ENTRANTS), metadata={
         "description": "swiss: how many (default: 5, or fewer when the field is small); at most one fewer than "
                        "the entrants (an even field) or as many (odd)"})
     cycles = s.Integer(load_default=1, validate=validate.Range(min=1, max=2), metadata={
         "description": "round_robin: 2 for a double round robin"})
+    duration_seconds = s.Integer(validate=validate.Range(min=10, max=86400), metadata={
+        "description": "arena: how long it pairs (its last pairings then play out)"})
+    turn_seconds = s.Integer(load_default=60, validate=validate.Range(max=14 * 86400), metadata={
+        "description": "the turn timer of people's games (at least the deployment's RONDA_MIN_TURN_SECONDS): a "
+                       f"seat that never moves loses the game, {MISSED_TURNS_TO_FORFEIT} missed turns in a row "
+                       "forfeit it"})
     seed = fields.String(validate=validate.Length(min=1, max=128), metadata={
         "description": "every deck derives from it; a tournament with a seed of the creator's is not rated"})
 
@@ -66,9 +85,12 @@ class CrossRow(s.Answer):
 class Table(s.Answer):
     a = fields.Integer(required=True)
     b = fields.Integer(allow_none=True, required=True, metadata={"description": "null: `a` has a bye"})
-    match_id = fields.String(allow_none=True, required=True, metadata={"description": "its games: getMatch"})
+    match_id = fields.String(allow_none=True, required=True, metadata={
+        "description": "two bots: the match of its games (getMatch)"})
+    games = fields.List(fields.String(), allow_none=True, required=True, metadata={
+        "description": "a person in it: its games so far, one after another (getGame), seats changing each game"})
     result = fields.List(fields.Integer(), allow_none=True, required=True, metadata={
-        "description": "[games a won, games b won, games played] once its match is over"})
+        "description": "[games a won, games b won, games played] once its games are over"})
 
 
 class Round(s.Answer):
@@ -78,21 +100,31 @@ class Round(s.Answer):
 
 class TournamentSummary(s.Answer):
     id = fields.String(required=True)
-    format = fields.String(required=True, validate=validate.OneOf((ROUND_ROBIN, SWISS)))
-    status = fields.String(required=True, validate=validate.OneOf(("running", "finished")))
-    entrants = fields.List(fields.String(), required=True)
+    format = fields.String(required=True, validate=validate.OneOf(FORMATS))
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={
+        "description": "open (people may enter), running, finished; cancelled: fewer than two had entered"})
+    entrants = fields.List(fields.String(), required=True, metadata={
+        "description": "bot kinds, bot:<id>, and player:<id> for people"})
+    names = fields.List(fields.String(), required=True, metadata={"description": "each entrant's name, in order"})
     games_per_pairing = fields.Integer(required=True)
-    rounds_total = fields.Integer(required=True)
+    rounds_total = fields.Integer(allow_none=True, required=True, metadata={
+        "description": "null until it starts, and for an arena"})
     rounds_played = fields.Integer(required=True, metadata={"description": "rounds paired so far"})
     dealing = fields.String(required=True, validate=validate.OneOf(("server", "creator_seed")))
+    turn_seconds = fields.Integer(required=True)
+    duration_seconds = fields.Integer(allow_none=True, required=True)
     created_at = fields.String(required=True)
+    starts_at = fields.String(required=True)
+    ends_at = fields.String(allow_none=True, required=True, metadata={"description": "an arena's end"})
 
 
 class Tournament(TournamentSummary):
     rules = fields.Nested(s.Rules, required=True)
     cycles = fields.Integer(allow_none=True, required=True)
     seed = fields.String(allow_none=True, required=True)
-    rated = fields.Boolean(required=True, metadata={"description": "its games count on the match ladder"})
+    rated = fields.Boolean(required=True, metadata={
+        "description": "bots' games count on the match ladder, people's games between people on their pool's"})
+    revision = fields.Integer(required=True, metadata={"description": "one more at each change"})
     standings = fields.List(fields.Nested(StandingRow), required=True, metadata={"description": "best first"})
     crosstable = fields.List(fields.Nested(CrossRow), required=True)
     rounds = fields.List(fields.Nested(Round), required=True)
@@ -105,18 +137,23 @@ class Tournaments(MethodView):
         "round robin": {"value": {"format": "round_robin", "entrants": ["expert", "greedy", "casual", "random"],
                                   "games_per_pairing": 2, "rules": {"preset": "classic"}}},
         "swiss": {"value": {"format": "swiss", "entrants": ["greedy", "greedy", "casual", "casual", "random"],
-                            "rounds": 3}}})
-    @blp.response(201, Tournament, description="The tournament, its first round (every round of a round robin) "
-                                               "under way on the workers")
+                            "rounds": 3}},
+        "arena of people, open for ten minutes": {"value": {
+            "format": "arena", "starts_in_seconds": 600, "duration_seconds": 1800, "games_per_pairing": 1,
+            "turn_seconds": 30, "rules": {"preset": "classic"}}}})
+    @blp.response(201, Tournament, description="The tournament: open to people, or its first round (every round "
+                                               "of a round robin of bots) under way")
     @documents_problems(blp, 422)
     def post(self, request):
-        """Start a tournament of bots
+        """Create a tournament
 
-        Each pairing is a bot match (its games on the workers; a registered bot plays its own live,
-        over HTTP). A Swiss pairs each round once the last is over; standings rank by points, then
-        Buchholz, then Sonneborn-Berger (docs/tournaments.md). Send Idempotency-Key to retry safely.
+        Two bots' pairing is a bot match (its games on the workers; a registered bot plays its own
+        live, over HTTP); a pairing with a person is their games one after another, each person
+        told `tournament_round`. A Swiss pairs each round once the last is over, an arena whoever
+        is free; standings rank by points, then Buchholz, then Sonneborn-Berger
+        (docs/tournaments.md). Send Idempotency-Key to retry safely.
         """
-        tournament = services().tournaments.create(request, idempotency.resource_id())
+        tournament = services().tournaments.create(request, current_app_id(), idempotency.resource_id())
         return tournament, {"Location": url_for("tournaments.TournamentResource", tournament_id=tournament["id"])}
 
     @blp.doc(operationId="listTournaments")
@@ -129,7 +166,8 @@ class Tournaments(MethodView):
         Each with its format, status, entrants and rounds played (paginated); getTournament has the
         standings and the crosstable.
         """
-        found, total = services().tournaments.page(pagination_parameters.first_item, pagination_parameters.page_size)
+        found, total = services().tournaments.page(current_app_id(), pagination_parameters.first_item,
+                                                   pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return found
 
@@ -146,3 +184,38 @@ class TournamentResource(MethodView):
         interval; the crosstable by entrant; every round's pairings with their matches and results.
         """
         return services().tournaments.view(tournament_id)
+
+
+@blp.route("/<tournament_id>/entrants")
+class Entrants(MethodView):
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="enterTournament", security=PLAYER_TOKEN)
+    @blp.response(200, Tournament, description="The tournament, you among its entrants")
+    @documents_problems(blp, 401, 404, 409, 422)
+    def post(self, tournament_id):
+        """Enter a tournament
+
+        While it is open (until its `starts_at`). Entering twice changes nothing. Your games come
+        as `tournament_round` notices on your stream, each a game with your seat.
+        """
+        player_id = services().players.authenticate(bearer_token())
+        return services().tournaments.enter(tournament_id, player_id)
+
+
+@blp.route("/<tournament_id>/stream")
+class TournamentStream(MethodView):
+    @blp.doc(operationId="streamTournament", parameters=[{
+        "in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
+        "description": "resume after this event id"}])
+    @blp.response(200, content_type="text/event-stream", description=(
+        "Server-Sent Events with ids: `round` (a round paired: its pairings) and `standings` (after every "
+        "change: revision, status, rounds played, standings); `: keep-alive` comments while idle"))
+    @documents_problems(blp, 404, 422)
+    def get(self, tournament_id):
+        """Follow a tournament (SSE)
+
+        Starts with its last `standings`; Last-Event-ID resumes after that event (each `standings`
+        is whole, so a reader far behind needs only the last).
+        """
+        start, read_after = services().tournaments.events_after(tournament_id, header_turn_id("Last-Event-ID"))
+        return inbox_response(tournament_topic(tournament_id), read_after, start)

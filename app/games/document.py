@@ -64,6 +64,7 @@ class GameDocument(TypedDict):
     applied_requests: NotRequired[list[list]]  # [request id, first event id, event count] of the last actions
     deck: NotRequired[list[str] | None]  # the creator's deck, when they chose one
     rematch_of: NotRequired[str]  # the finished game this one follows
+    tournament: NotRequired[str]  # the tournament whose pairing this game is
     ended_by: NotRequired[EndedBy]  # a game that did not end at the table
 
 
@@ -71,3 +72,4 @@ class DocumentExtras(TypedDict, total=False):
     """The keys a creator may add to a new game's document."""
     deck: list[str] | None
     rematch_of: str
+    tournament: str

@@ -3,9 +3,9 @@
 
 A person's turn timer running out (outside bot matches, which count their own timeouts) is judged
 as Lichess judges an absent player. Before the seat's first move, it aborts the game: nobody wins
-and nothing is rated. After it, a fallback bot plays the missed turn, and the
-MISSED_TURNS_TO_FORFEIT-th missed turn in a row forfeits the game: the best-placed other camp
-wins, and a rated game is rated. A move of the seat's own sets its count back to nought."""
+and nothing is rated (in a tournament's game, that seat loses it). After it, a fallback bot plays
+the missed turn, and the MISSED_TURNS_TO_FORFEIT-th missed turn in a row forfeits the game: the
+best-placed other camp wins, and a rated game is rated. A move of the seat's own sets its count back to nought."""
 
 import random
 import time
@@ -57,8 +57,10 @@ class BotMoves:
             return None
         info = doc["seats"][seats[0]]
         if judge_absence and doc["match"] is None and registered_bot_of(info) is None:
-            if not info.get("moved"):
+            if not info.get("moved") and not doc.get("tournament"):
                 return self._end(loaded, game, None, ABORTED, seats[0])
+            if not info.get("moved"):  # a tournament's game: whoever never starts loses it
+                return self._end(loaded, game, forfeit_winner(game, seats[0]), FORFEIT, seats[0])
             if info.get("missed_turns", 0) + 1 >= MISSED_TURNS_TO_FORFEIT:
                 info["missed_turns"] = MISSED_TURNS_TO_FORFEIT
                 return self._end(loaded, game, forfeit_winner(game, seats[0]), FORFEIT, seats[0])

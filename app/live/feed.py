@@ -9,12 +9,13 @@ import time
 import redis
 
 from ..ops.connection import StoreUnavailable
-from ..ops.keys import bot_turns_channel, changes_channel, player_notices_channel
+from ..ops.keys import bot_turns_channel, changes_channel, player_notices_channel, tournament_changes_channel
 
 log = logging.getLogger(__name__)
 RETRY_SECONDS = 0.5
-# A watched topic is a game id, or an inbox: `bot:<id>` or `player:<id>` (game ids hold no colon).
-INBOX_CHANNELS = {"bot": bot_turns_channel, "player": player_notices_channel}
+# A watched topic is a game id, or an inbox: `bot:<id>`, `player:<id>` or `tournament:<id>` (game ids
+# hold no colon).
+INBOX_CHANNELS = {"bot": bot_turns_channel, "player": player_notices_channel, "tournament": tournament_changes_channel}
 
 
 def bot_topic(bot_id: str) -> str:
@@ -23,6 +24,10 @@ def bot_topic(bot_id: str) -> str:
 
 def player_topic(player_id: str) -> str:
     return f"player:{player_id}"
+
+
+def tournament_topic(tournament_id: str) -> str:
+    return f"tournament:{tournament_id}"
 
 
 def is_inbox(topic: str) -> bool:

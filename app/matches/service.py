@@ -252,15 +252,15 @@ class MatchService:
                                                             "rotation (duplicate)",
                 "first_seating": seating(len(doc["bots"]), 0)}
 
-    def results(self, match_ids: list[str]) -> dict[str, tuple[list[int], int]]:
-        """The matches of `match_ids` that are over: each entrant's games won, and the games played
-        (one read of them all; a match gone is not there)."""
-        found = {}
-        for match_id, (doc, totals) in self.store.load_many(match_ids).items():
+    def results(self, match_ids: list[str]) -> tuple[dict[str, tuple[list[int], int]], set[str]]:
+        """The matches of `match_ids` that are over (each entrant's games won, and the games
+        played), and those that do not exist (one read of them all)."""
+        found, kept = {}, self.store.load_many(match_ids)
+        for match_id, (doc, totals) in kept.items():
             if self._over(doc, totals):
                 found[match_id] = ([int(totals.get(f"e{entrant}:wins", 0)) for entrant in range(len(doc["bots"]))],
                                    int(totals.get("games_done", 0)))
-        return found
+        return found, set(match_ids) - set(kept)
 
     def _game_in_play(self, doc, index) -> bool:
         try:

@@ -236,7 +236,23 @@ def tournament_key(tournament_id: str) -> str:
     return f"{{tournament:{tournament_id}}}:doc"
 
 
-TOURNAMENTS_KEY = "tournaments"  # every tournament (id -> created, ms), newest last: listTournaments
+def tournament_revision_key(tournament_id: str) -> str:
+    """The revision of its document: a change is saved only over the revision it was made from."""
+    return f"{{tournament:{tournament_id}}}:revision"
+
+
+def tournament_events_key(tournament_id: str) -> str:
+    """Its changes (rounds paired, standings), a Redis stream: streamTournament reads it."""
+    return f"{{tournament:{tournament_id}}}:events"
+
+
+def tournament_changes_channel(tournament_id: str) -> str:
+    return f"{{tournament:{tournament_id}}}:changes"
+
+
+def tournaments_key(app_id: str) -> str:
+    """An app's tournaments (id -> created, ms), newest last: listTournaments."""
+    return "tournaments" if app_id == PUBLIC_APP else f"tournaments:app:{app_id}"
 
 
 def running_tournaments_key(queue: str) -> str:

@@ -1,129 +1,166 @@
-"""Tournaments as resources: each pairing a bot match of a few games (app/matches), so the games
-are played, counted once and rated as a match's are, and the tournament is what follows from its
-matches' results. A tournament moves on when it is read and when the sweep looks at it (a
-worker's): whoever finds a round's matches all finished pairs the next one. Pairings are a pure
-function of the results, and each match's id is the tournament's, the round's and the table's,
-so two processes moving a tournament on at once make the same round once.
+"""Tournaments as resources: round robin, Swiss and arena, of bots and of people.
+
+A pairing of two bots is a bot match of a few games (app/matches), so its games are played,
+counted once and rated as a match's are. A pairing with a person in it is a few games between
+people (app/games) played one after another, each with the tournament's turn timer: absence
+forfeits as in any game between people, and a seat that never moves loses (Lichess's rule in
+tournaments) rather than aborting. The tournament is what follows from those results.
+
+A tournament moves on when it is read and when a worker's sweep looks at it. Each change is made
+from the document as read and saved only over the revision it was made from (app/tournaments/
+store.py), with its events; the matches and games of new pairings are created after the save, by
+the process that saved (their ids are the tournament's, the round's and the table's, so creating
+one again finds it). A look that finds one missing (its creator died first) creates it.
 """
 
 import secrets
 import time
+from collections.abc import Callable
 
-from ..accounts.ladders import Ladders
+from ..accounts.ladders import Ladders, pool_of
 from ..engine import rules_from_request
-from ..errors import InvalidRequest, TournamentNotFound
+from ..errors import InvalidRequest, TournamentClosed, TournamentFull, TournamentNotFound
+from ..games.records import FINISHED as GAME_FINISHED
 from ..games.records import utc_now
+from ..games.seating import Seating
+from ..games.service import GameService
 from ..matches.service import MatchService
 from ..ops.keys import MATCH_POOL
+from ..ops.scope import app_of, in_app
+from ..players.service import PlayerService
 from .pairing import max_swiss_rounds, round_robin, swiss_round
 from .standings import Played, crosstable, standings
 from .store import TournamentStore
 
-ROUND_ROBIN, SWISS = "round_robin", "swiss"
+ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
+OPEN, RUNNING, FINISHED, CANCELLED = "open", "running", "finished", "cancelled"
+PERSON = "player:"  # an entrant who is a person: player:<player id>
 MAX_ENTRANTS = 64
 MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
 LOOKED_AT = 64  # the matches one look at a tournament reads, the first still running first
+SAVE_TRIES = 5  # then another process is moving it on
+
+
+def person_of(entrant: str) -> str | None:
+    return entrant[len(PERSON):] if entrant.startswith(PERSON) else None
 
 
 class TournamentService:
-    def __init__(self, store: TournamentStore, matches: MatchService, ladders: Ladders):
-        self.store, self.matches, self.ladders = store, matches, ladders
+    def __init__(self, store: TournamentStore, matches: MatchService, games: GameService, seating: Seating,
+                 players: PlayerService, ladders: Ladders, min_turn_seconds: int,
+                 clock: Callable[[], float] = time.time):
+        """`min_turn_seconds`: the shortest turn timer people's games may have."""
+        self.store, self.matches, self.games, self.seating = store, matches, games, seating
+        self.players, self.ladders, self.clock = players, ladders, clock
+        self.min_turn_seconds = min_turn_seconds
 
-    def create(self, request: dict, tournament_id: str | None = None) -> dict:
-        """A new tournament, its first round (every round of a round robin) under way. `tournament_id`,
-        when given, is the same for every retry of one request."""
-        if tournament_id is not None and self.store.load(tournament_id) is not None:
+    def create(self, request: dict, app_id: str, tournament_id: str | None = None) -> dict:
+        """A new tournament: open to people until `starts_in_seconds`, or under way at once. A
+        `tournament_id` is the same for every retry of one request."""
+        tournament_id = in_app(app_id, tournament_id or secrets.token_urlsafe(9))
+        if self.store.load(tournament_id) is not None:
             return self.view(tournament_id)
-        names = request["entrants"]
-        if len(names) < 2:
-            raise InvalidRequest("entrants: a tournament needs two entrants at least", field="entrants")
+        names, opens = request["entrants"], request.get("starts_in_seconds") is not None
+        if len(names) < 2 and not opens:
+            raise InvalidRequest("entrants: a tournament needs two entrants at least (or `starts_in_seconds`, "
+                                 "for people to enter until then)", field="entrants")
+        if any(person_of(name) for name in names):
+            raise InvalidRequest("entrants: people enter with their own player token "
+                                 "(POST /tournaments/{id}/entrants)", field="entrants")
         self.matches.check_entrants(names, "entrants")
         rules = rules_from_request(request.get("rules"))
         rules.check_players(2)
-        if request["format"] == SWISS:
-            rounds = request.get("rounds") or min(max_swiss_rounds(len(names)), 5)
-            if rounds > max_swiss_rounds(len(names)):
-                raise InvalidRequest(f"rounds: {len(names)} entrants can play {max_swiss_rounds(len(names))} Swiss "
-                                     "rounds at most without meeting twice", field="rounds")
-            first = swiss_round(list(range(len(names))), set(), set())
-            assert first is not None  # a first round pairs anyone
-            planned = [first]
-        else:
-            planned = round_robin(len(names), request.get("cycles", 1))
-            rounds = len(planned)
-        games = rounds * (len(names) // 2) * request["games_per_pairing"]
-        if games > MAX_GAMES:
-            raise InvalidRequest(f"games_per_pairing: this tournament would play {games} games; {MAX_GAMES} at most",
-                                 field="games_per_pairing")
-        doc = {"id": tournament_id or secrets.token_urlsafe(9), "format": request["format"], "entrants": names,
-               "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"], "rounds_total": rounds,
-               "cycles": request.get("cycles", 1) if request["format"] == ROUND_ROBIN else None,
-               "seed": request.get("seed"), "dealing": "creator_seed" if request.get("seed") else "server",
-               "created_at": utc_now(), "status": "running", "rounds": []}
-        for pairings in planned:
-            self._start_round(doc, pairings)
-        if not self.store.create(doc):  # made by a retry meanwhile
-            return self.view(doc["id"])
+        fmt, rounds = request["format"], request.get("rounds")
+        if request["turn_seconds"] < self.min_turn_seconds:
+            raise InvalidRequest(f"turn_seconds: at least {self.min_turn_seconds}", field="turn_seconds")
+        if fmt == ARENA and not request.get("duration_seconds"):
+            raise InvalidRequest("duration_seconds: an arena runs for a set time", field="duration_seconds")
+        if fmt == SWISS and rounds and not opens and rounds > max_swiss_rounds(len(names)):
+            raise InvalidRequest(f"rounds: {len(names)} entrants can play {max_swiss_rounds(len(names))} Swiss "
+                                 "rounds at most without meeting twice", field="rounds")
+        now = self.clock()
+        doc = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": list(names),
+               "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"],
+               "rounds_requested": rounds, "rounds_total": None,
+               "cycles": request["cycles"] if fmt == ROUND_ROBIN else None,
+               "duration_seconds": request.get("duration_seconds") if fmt == ARENA else None,
+               "turn_seconds": request["turn_seconds"], "seed": request.get("seed"),
+               "dealing": "creator_seed" if request.get("seed") else "server", "created_at": utc_now(),
+               "starts_at": now + request["starts_in_seconds"] if opens else now, "ends_at": None,
+               "status": OPEN, "rounds": [], "revision": 0}
+        if len(names) > 1:
+            self._check_games(doc, len(names), "entrants")
+        new = [] if opens else self._start(doc, now)
+        if not self.store.create(doc, self._events(doc, new)):  # made by a retry meanwhile
+            return self.view(tournament_id)
+        self._open_tables(doc, new)
         return self._public(doc)
 
-    def _start_round(self, doc: dict, pairings: list[tuple[int, int | None]]):
-        number, games = len(doc["rounds"]), doc["games_per_pairing"]
-        tables: list[dict] = []
-        for table, (a, b) in enumerate(pairings):
-            if b is None:
-                tables.append({"a": a, "b": None, "match_id": None, "result": [games, 0, games]})
-                continue
-            match_id = f"{doc['id']}-r{number}-t{table}"
-            request: dict = {"bots": [doc["entrants"][a], doc["entrants"][b]], "games": games, "rules": doc["rules"]}
-            if doc["seed"]:
-                request["seed"] = f"{doc['seed']}:{number}:{table}"
-            self.matches.create_match(request, client=f"tournament:{doc['id']}", cap=0, match_id=match_id)
-            tables.append({"a": a, "b": b, "match_id": match_id, "result": None})
-        doc["rounds"].append({"round": number, "pairings": tables})
+    def enter(self, tournament_id: str, player_id: str) -> dict:
+        """The player enters the open tournament (once: entering again changes nothing)."""
+        for _ in range(SAVE_TRIES):
+            doc = self._load(tournament_id)
+            entrant = PERSON + player_id
+            if entrant in doc["entrants"]:
+                return self._public(doc)
+            if doc["status"] != OPEN:
+                raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}: entries closed when it began")
+            if any(name.startswith("bot:") for name in doc["entrants"]):
+                raise InvalidRequest("this tournament is of registered bots, which play matches of their own: "
+                                     "people enter tournaments of built-in bots and people")
+            if len(doc["entrants"]) >= MAX_ENTRANTS:
+                raise TournamentFull(f"tournament {tournament_id} has its {MAX_ENTRANTS} entrants")
+            try:
+                self._check_games(doc, len(doc["entrants"]) + 1, "entrants")
+            except InvalidRequest as too_many:
+                raise TournamentFull(str(too_many)) from None
+            doc["entrants"].append(entrant)
+            doc["names"].append(self.players.name_of(player_id))
+            if self.store.save(doc, self._events(doc, [])):
+                return self._public(doc)
+        raise TournamentClosed("the tournament is changing under many entries at once: try again")
 
     def view(self, tournament_id: str) -> dict:
         return self._public(self.advance(tournament_id))
 
     def advance(self, tournament_id: str) -> dict:
-        """Count the matches that finished; when a round is over, pair the next (Swiss) or end."""
-        doc = self.store.load(tournament_id)
-        if doc is None:
-            raise TournamentNotFound(f"no tournament {tournament_id}")
-        if doc["status"] == "finished":
-            return doc
-        changed = False
-        pending = [table for round_ in doc["rounds"] for table in round_["pairings"] if table["result"] is None]
-        over = self.matches.results([table["match_id"] for table in pending[:LOOKED_AT]])
-        for table in pending[:LOOKED_AT]:
-            if table["match_id"] in over:
-                wins, games = over[table["match_id"]]
-                table["result"] = [wins[0], wins[1], games]
-                changed = True
-        if all(t["result"] is not None for r in doc["rounds"] for t in r["pairings"]):
-            if len(doc["rounds"]) < doc["rounds_total"]:
-                self._pair_next(doc)
+        """Count what finished; start an open tournament whose time came; pair what is due; end it
+        when all is played (see the module)."""
+        for _ in range(SAVE_TRIES):
+            doc = self._load(tournament_id)
+            if doc["status"] in (FINISHED, CANCELLED):
+                return doc
+            now = self.clock()
+            missing: list[tuple[int, int]] = []
+            if doc["status"] == OPEN:
+                if now < doc["starts_at"]:
+                    return doc
+                new = self._start(doc, now)
             else:
-                doc["status"] = "finished"
-                self.store.finished(tournament_id)
-            changed = True
-        if changed:
-            self.store.save(doc)
-        return doc
+                counted, new, missing = self._count(doc)
+                paired = self._pair(doc, now)
+                if not (counted or paired or new or self._finish_if_done(doc, now)):
+                    self._open_tables(doc, missing)
+                    return doc
+                new += paired
+            if self.store.save(doc, self._events(doc, new)):
+                if doc["status"] in (FINISHED, CANCELLED):
+                    self.store.finished(tournament_id)
+                self._open_tables(doc, new + missing)
+                return doc
+        return self._load(tournament_id)
 
-    def _pair_next(self, doc: dict):
-        rows = standings(doc["entrants"], played(doc), self._ratings(doc))
-        met = {frozenset((t["a"], t["b"])) for r in doc["rounds"] for t in r["pairings"] if t["b"] is not None}
-        byes = {t["a"] for r in doc["rounds"] for t in r["pairings"] if t["b"] is None}
-        pairings = swiss_round([row["entrant"] for row in rows], met, byes)
-        if pairings is None:  # nobody left to meet without a repeat: it ends here
-            doc["rounds_total"] = len(doc["rounds"])
-            return
-        self._start_round(doc, pairings)
+    def events_after(self, tournament_id: str, after: str | None) -> tuple[str, Callable[[str], list[dict]]]:
+        """Where a stream of its changes starts (after `after`; None: its last change), and how it reads on."""
+        self._load(tournament_id)
+        start = after or self.store.before_last_event(tournament_id)
+        return start, lambda cursor: [{"id": entry_id, **event} for entry_id, event in
+                                      self.store.events_after(tournament_id, cursor)]
 
     def reconcile(self, older_than_seconds: float, limit: int = 20) -> int:
         """Move on the running tournaments not looked at for `older_than_seconds`, the longest
         unseen first, `limit` of them (each costs a read of its next matches)."""
-        found = self.store.running(time.time() - older_than_seconds, limit)
+        found = self.store.running(self.clock() - older_than_seconds, limit)
         for tournament_id in found:
             self.store.looked_at(tournament_id)
             try:
@@ -132,24 +169,259 @@ class TournamentService:
                 self.store.finished(tournament_id)
         return len(found)
 
-    def page(self, offset: int, limit: int) -> tuple[list[dict], int]:
-        ids, total = self.store.page(offset, limit)
+    def page(self, app_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
+        ids, total = self.store.page(app_id, offset, limit)
         return [self._summary(doc) for doc in self.store.load_many(ids)], total
 
+    # ----- moving on ----------------------------------------------------------------------
+
+    def _load(self, tournament_id: str) -> dict:
+        doc = self.store.load(tournament_id)
+        if doc is None:
+            raise TournamentNotFound(f"no tournament {tournament_id}")
+        return doc
+
+    def _start(self, doc: dict, now: float) -> list[tuple[int, int]]:
+        entrants = len(doc["entrants"])
+        if entrants < 2:
+            doc["status"] = CANCELLED
+            return []
+        doc["status"], doc["started_at"] = RUNNING, utc_now()
+        if doc["format"] == SWISS:
+            doc["rounds_total"] = min(doc["rounds_requested"] or 5, max_swiss_rounds(entrants))
+        elif doc["format"] == ROUND_ROBIN:
+            doc["rounds_total"] = len(round_robin(entrants, doc["cycles"]))
+        else:
+            doc["ends_at"] = now + doc["duration_seconds"]
+        return self._pair(doc, now)
+
+    def _check_games(self, doc: dict, entrants: int, field: str):
+        if doc["format"] == ARENA:
+            return  # an arena stops pairing at MAX_GAMES
+        rounds = doc["rounds_requested"] or 5 if doc["format"] == SWISS else len(round_robin(entrants, doc["cycles"]))
+        games = min(rounds, max_swiss_rounds(entrants)) * (entrants // 2) * doc["games_per_pairing"]
+        if games > MAX_GAMES:
+            raise InvalidRequest(f"{field}: this tournament would play {games} games; {MAX_GAMES} at most",
+                                 field=field)
+
+    def _count(self, doc: dict) -> tuple[bool, list[tuple[int, int]], list[tuple[int, int]]]:
+        """Record the results that came in: (whether any did, the next games of people's pairings to
+        create, the pairings whose match or game is missing)."""
+        pending = [(r["round"], k, t) for r in doc["rounds"] for k, t in enumerate(r["pairings"])
+                   if t["result"] is None]
+        counted, new, missing = False, [], []
+        bots = [entry for entry in pending if entry[2]["match_id"]][:LOOKED_AT]
+        over, unknown = self.matches.results([t["match_id"] for _, _, t in bots])
+        for number, k, table in bots:
+            if table["match_id"] in over:
+                wins, games = over[table["match_id"]]
+                table["result"] = [wins[0], wins[1], games]
+                counted = True
+            elif table["match_id"] in unknown:
+                missing.append((number, k))
+        people = [entry for entry in pending if entry[2]["games"]]
+        found, _ = self.games.summaries([t["games"][-1] for _, _, t in people])
+        by_id = {game["id"]: game for game in found}
+        for number, k, table in people:
+            game = by_id.get(table["games"][-1])
+            if game is None:
+                missing.append((number, k))
+            elif game["status"] == GAME_FINISHED:
+                self._count_game(doc, table, game)
+                counted = True
+                if table["result"] is None:
+                    new.append((number, k))
+        return counted, new, missing
+
+    def _count_game(self, doc: dict, table: dict, game: dict):
+        """A people's pairing's game is over: a game won to its winner's entrant; the next game, or the result."""
+        order = _seated(table, len(table["games"]) - 1)
+        if game["winner"] is not None:
+            table["wins"][0 if order[game["winner"]] == table["a"] else 1] += 1
+        played = len(table["games"])
+        if played < doc["games_per_pairing"]:
+            table["games"].append(f"{table['games'][0][:-1]}{played}")
+        else:
+            table["result"] = [*table["wins"], played]
+
+    def _pair(self, doc: dict, now: float) -> list[tuple[int, int]]:
+        """The pairings due now, added as rounds: their (round, table)s."""
+        pending = [t for r in doc["rounds"] for t in r["pairings"] if t["result"] is None]
+        new: list[tuple[int, int]] = []
+        if doc["format"] == ARENA:
+            if now < doc["ends_at"] and _games_planned(doc) + doc["games_per_pairing"] <= MAX_GAMES:
+                pairings = arena_pairings(doc, pending)
+                if pairings:
+                    new += self._add_round(doc, pairings)
+            return new
+        if pending and not (doc["format"] == ROUND_ROBIN and not self._has_people(doc)):
+            return new  # a round at a time; a round robin of bots plays all its rounds at once
+        if doc["format"] == ROUND_ROBIN:
+            planned = round_robin(len(doc["entrants"]), doc["cycles"])
+            for pairings in planned[len(doc["rounds"]):len(planned) if not self._has_people(doc) else
+                                    len(doc["rounds"]) + 1]:
+                new += self._add_round(doc, pairings)
+        elif len(doc["rounds"]) < doc["rounds_total"]:
+            pairings = self._swiss_pairings(doc)
+            if pairings is None:  # nobody left to meet without a repeat: it ends here
+                doc["rounds_total"] = len(doc["rounds"])
+            else:
+                new += self._add_round(doc, pairings)
+        return new
+
+    def _finish_if_done(self, doc: dict, now: float) -> bool:
+        """Whether it ended now: all played, and no round (or, an arena, no time) left."""
+        if any(t["result"] is None for r in doc["rounds"] for t in r["pairings"]):
+            return False
+        if doc["format"] == ARENA:
+            done = now >= doc["ends_at"] or _games_planned(doc) + doc["games_per_pairing"] > MAX_GAMES
+        else:
+            done = len(doc["rounds"]) >= doc["rounds_total"]
+        if done:
+            doc["status"], doc["finished_at"] = FINISHED, utc_now()
+        return done
+
+    def _swiss_pairings(self, doc: dict):
+        rows = standings(doc["entrants"], played(doc), self._ratings(doc))
+        met = {frozenset((t["a"], t["b"])) for r in doc["rounds"] for t in r["pairings"] if t["b"] is not None}
+        byes = {t["a"] for r in doc["rounds"] for t in r["pairings"] if t["b"] is None}
+        return swiss_round([row["entrant"] for row in rows], met, byes)
+
+    def _add_round(self, doc: dict, pairings: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
+        number, games = len(doc["rounds"]), doc["games_per_pairing"]
+        tables: list[dict] = []
+        for k, (a, b) in enumerate(pairings):
+            at = f"{doc['id']}-r{number}-t{k}"
+            if b is None:
+                tables.append({"a": a, "b": None, "match_id": None, "games": None, "result": [games, 0, games]})
+            elif person_of(doc["entrants"][a]) or person_of(doc["entrants"][b]):
+                tables.append({"a": a, "b": b, "match_id": None, "games": [f"{at}-g0"], "wins": [0, 0],
+                               "result": None})
+            else:
+                tables.append({"a": a, "b": b, "match_id": at, "games": None, "result": None})
+        doc["rounds"].append({"round": number, "pairings": tables})
+        return [(number, k) for k, table in enumerate(tables) if table["b"] is not None]
+
+    def _open_tables(self, doc: dict, at: list[tuple[int, int]]):
+        """Create the matches and games of these pairings (each once, whoever comes first)."""
+        for number, k in at:
+            table = doc["rounds"][number]["pairings"][k]
+            if table["match_id"]:
+                self._open_match(doc, number, k, table)
+            else:
+                self._open_game(doc, number, table)
+
+    def _open_match(self, doc: dict, number: int, k: int, table: dict):
+        request: dict = {"bots": [doc["entrants"][table["a"]], doc["entrants"][table["b"]]],
+                         "games": doc["games_per_pairing"], "rules": doc["rules"]}
+        if doc["seed"]:
+            request["seed"] = f"{doc['seed']}:{number}:{k}"
+        self.matches.create_match(request, client=f"tournament:{doc['id']}", cap=0, match_id=table["match_id"])
+
+    def _open_game(self, doc: dict, number: int, table: dict):
+        """The pairing's next game between its people (and a built-in bot, if one is in it); each
+        person told `tournament_round` once."""
+        game_id, index = table["games"][-1], len(table["games"]) - 1
+        if self.games.find(game_id) is not None:
+            return
+        order = _seated(table, index)
+        seats, owners = [], {}
+        for seat, entrant in enumerate(doc["entrants"][e] for e in order):
+            if (player_id := person_of(entrant)) is not None:
+                seats.append({"type": "human"})
+                owners[seat] = player_id
+            else:
+                seats.append({"type": "bot", "bot": entrant, "name": f"{entrant} bot"})
+        request = {"players": 2, "rules": doc["rules"], "seats": seats, "turn_timeout_seconds": doc["turn_seconds"],
+                   "rated": doc["dealing"] == "server" and len(owners) == 2}
+        if doc["seed"]:
+            request["seed"] = f"{doc['seed']}:{game_id}"
+        self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]})
+        for seat, player_id in owners.items():
+            other = doc["names"][order[1 - seat]]
+            self.players.notify(player_id, {"type": "tournament_round", "tournament_id": doc["id"],
+                                            "round": number, "game": index, "game_id": game_id, "seat": seat,
+                                            "opponent": other})
+
+    def _has_people(self, doc: dict) -> bool:
+        return any(person_of(entrant) for entrant in doc["entrants"])
+
+    # ----- reading ------------------------------------------------------------------------
+
     def _ratings(self, doc: dict) -> dict[str, float]:
-        names = sorted(set(doc["entrants"]))
-        return {name: record["rating"] for name, record in self.ladders.records(MATCH_POOL, names).items()}
+        """Each entrant's rating: a bot's on the match ladder, a person's in the pool of the preset."""
+        bots = sorted({e for e in doc["entrants"] if not person_of(e)})
+        people = sorted({player_id for e in doc["entrants"] if (player_id := person_of(e)) is not None})
+        found = {name: record["rating"] for name, record in self.ladders.records(MATCH_POOL, bots).items()}
+        if people:
+            pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], 2))
+            records = self.ladders.records(pool, people)
+            found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
+        return found
+
+    def _events(self, doc: dict, new: list[tuple[int, int]]) -> list[dict]:
+        """The events of a change: each round it added, then the standings as they now stand."""
+        rounds = sorted({number for number, _ in new})
+        events = [{"type": "round", "round": number, "pairings": doc["rounds"][number]["pairings"]}
+                  for number in rounds]
+        return [*events, {"type": "standings", "revision": doc["revision"] + 1, "status": doc["status"],
+                          "rounds_played": len(doc["rounds"]),
+                          "standings": standings(doc["names"], played(doc), self._named_ratings(doc))}]
+
+    def _named_ratings(self, doc: dict) -> dict[str, float]:
+        by_entrant = self._ratings(doc)
+        return {name: by_entrant[entrant] for entrant, name in zip(doc["entrants"], doc["names"], strict=True)}
 
     def _summary(self, doc: dict) -> dict:
-        return {key: doc[key] for key in ("id", "format", "status", "entrants", "games_per_pairing", "rounds_total",
-                                          "created_at", "dealing")} | {"rounds_played": len(doc["rounds"])}
+        return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
+                                          "created_at", "dealing", "turn_seconds", "duration_seconds")} | {
+            "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]),
+            "starts_at": _iso(doc["starts_at"]), "ends_at": _iso(doc["ends_at"]) if doc["ends_at"] else None}
 
     def _public(self, doc: dict) -> dict:
         results = played(doc)
         return {**self._summary(doc), "rules": doc["rules"], "cycles": doc["cycles"], "seed": doc["seed"],
-                "rated": doc["dealing"] == "server",
-                "standings": standings(doc["entrants"], results, self._ratings(doc)),
-                "crosstable": crosstable(doc["entrants"], results), "rounds": doc["rounds"]}
+                "rated": doc["dealing"] == "server", "revision": doc["revision"],
+                "standings": standings(doc["names"], results, self._named_ratings(doc)),
+                "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
+
+
+def arena_pairings(doc: dict, pending: list[dict]) -> list[tuple[int, int | None]]:
+    """Whoever is free, by points then entry order, each with the next free one who was not their
+    last opponent (that one too when nobody else plays: two left alone meet again)."""
+    busy = {e for t in pending for e in (t["a"], t["b"])}
+    points = [0] * len(doc["entrants"])
+    last: dict[int, int] = {}
+    for result in played(doc):
+        points[result.a] += result.wins_a
+        if result.b is not None:
+            points[result.b] += result.wins_b
+            last[result.a], last[result.b] = result.b, result.a
+    free = sorted((e for e in range(len(doc["entrants"])) if e not in busy), key=lambda e: (-points[e], e))
+    pairings: list[tuple[int, int | None]] = []
+    while len(free) > 1:
+        first = free.pop(0)
+        other = next((e for e in free if last.get(first) != e), None)
+        if other is None and not busy and not pairings:
+            other = free[0]
+        if other is None:
+            break
+        free.remove(other)
+        pairings.append((first, other))
+    return pairings
+
+
+def _seated(table: dict, index: int) -> tuple[int, int]:
+    """The entrants of seats 0 and 1 in a pairing's game `index`: they change seats each game."""
+    return (table["a"], table["b"]) if index % 2 == 0 else (table["b"], table["a"])
+
+
+def _games_planned(doc: dict) -> int:
+    return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if t["b"] is not None)
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def played(doc: dict) -> list[Played]:

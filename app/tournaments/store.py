@@ -1,34 +1,70 @@
-"""Tournaments in Redis: a document each, the list of them, and those running for the sweep."""
+"""Tournaments in Redis: a document each (with its revision and its stream of changes, all in the
+tournament's slot), each app's list of them, and those running for the sweep."""
 
 import json
 import time
 
-from ..ops.connection import RedisClient
-from ..ops.keys import TOURNAMENTS_KEY, running_tournaments_key, tournament_key
+from ..ops.connection import RedisClient, dump
+from ..ops.keys import (running_tournaments_key, tournament_changes_channel, tournament_events_key, tournament_key,
+                        tournament_revision_key, tournaments_key)
+from ..ops.scope import app_of
+
+EVENTS_KEPT = 200  # each standings event is whole: a reader further behind needs only the last
+
+# KEYS: the document, its revision, its events, its channel. ARGV: the revision the change was made
+# from (0: a new tournament), the document, the ttl, the publish command (SPUBLISH on a cluster),
+# then the events. Saved, announced and kept in one step, and only over the revision it was made
+# from: two processes moving a tournament on at once cannot both save, nor add an entrant between.
+_SAVE = """
+if (tonumber(redis.call('GET', KEYS[2]) or '0')) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+redis.call('SET', KEYS[2], tonumber(ARGV[1]) + 1, 'EX', ARGV[3])
+local last = nil
+for i = 5, #ARGV do
+    last = redis.call('XADD', KEYS[3], 'MAXLEN', '~', '""" + str(EVENTS_KEPT) + """', '*', 'message', ARGV[i])
+end
+if last then
+    redis.call('EXPIRE', KEYS[3], ARGV[3])
+    redis.call(ARGV[4], KEYS[4], last)
+end
+return 1
+"""
 
 
 class TournamentStore:
-    def __init__(self, client: RedisClient, ttl: int, queue: str):
+    def __init__(self, client: RedisClient, ttl: int, queue: str, publish: str):
         """`ttl`: how long a tournament is kept after its last change (its matches' time); `queue`:
         the deployment's bot queue, whose running tournaments this store tracks (as MatchStore does
-        its matches: a deployment's workers move on its own tournaments only)."""
-        self.redis, self.ttl = client, ttl
+        its matches: a deployment's workers move on its own tournaments only); `publish`: the
+        command that announces a change (SPUBLISH on a cluster)."""
+        self.redis, self.ttl, self.publish = client, ttl, publish
         self.running_key = running_tournaments_key(queue)
+        self._save = client.register_script(_SAVE)
 
-    def create(self, doc: dict) -> bool:
+    def create(self, doc: dict, events: list[dict]) -> bool:
         """False when a tournament of this id exists already (a retried request)."""
-        if not self.redis.set(tournament_key(doc["id"]), json.dumps(doc), nx=True, ex=self.ttl):
+        if not self.save(doc, events):
             return False
         now = int(time.time() * 1000)
+        listed = tournaments_key(app_of(doc["id"]))
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(TOURNAMENTS_KEY, {doc["id"]: now})
-        pipe.zremrangebyscore(TOURNAMENTS_KEY, "-inf", now - self.ttl * 1000)
+        pipe.zadd(listed, {doc["id"]: now})
+        pipe.zremrangebyscore(listed, "-inf", now - self.ttl * 1000)
         pipe.zadd(self.running_key, {doc["id"]: now})
         pipe.execute()
         return True
 
-    def save(self, doc: dict):
-        self.redis.set(tournament_key(doc["id"]), json.dumps(doc), ex=self.ttl)
+    def save(self, doc: dict, events: list[dict]) -> bool:
+        """Save `doc` over its revision, the revision then one more, with its `events`: False when
+        it was changed since it was read (read it again and redo the change)."""
+        tournament_id, made_from = doc["id"], doc["revision"]
+        doc["revision"] = made_from + 1
+        saved = self._save(keys=[tournament_key(tournament_id), tournament_revision_key(tournament_id),
+                                 tournament_events_key(tournament_id), tournament_changes_channel(tournament_id)],
+                           args=[made_from, json.dumps(doc), self.ttl, self.publish, *map(dump, events)])
+        if not saved:
+            doc["revision"] = made_from
+        return bool(saved)
 
     def load(self, tournament_id: str) -> dict | None:
         found = self.redis.get(tournament_key(tournament_id))
@@ -41,13 +77,27 @@ class TournamentStore:
             pipe.get(tournament_key(tournament_id))
         return [json.loads(found) for found in (pipe.execute() if tournament_ids else []) if found]
 
-    def page(self, offset: int, limit: int) -> tuple[list[str], int]:
-        """Tournament ids, newest first, and how many there are (a page past the end: none, and
-        never an offset beyond what Redis counts in)."""
-        total = self.redis.zcard(TOURNAMENTS_KEY)
+    def events_after(self, tournament_id: str, after: str) -> list[tuple[str, dict]]:
+        """Its changes after stream id `after`, oldest first."""
+        entries = self.redis.xrange(tournament_events_key(tournament_id), f"({after}", "+", count=EVENTS_KEPT)
+        return [(entry_id.decode(), json.loads(fields[b"message"])) for entry_id, fields in entries]
+
+    def before_last_event(self, tournament_id: str) -> str:
+        """The stream id just before its last change (a reader that starts there reads the last only)."""
+        last = self.redis.xrevrange(tournament_events_key(tournament_id), "+", "-", count=1)
+        if not last:
+            return "0-0"
+        ms, seq = map(int, last[0][0].decode().split("-"))
+        return f"{ms}-{seq - 1}" if seq else f"{ms - 1}-{2**64 - 1}"
+
+    def page(self, app_id: str, offset: int, limit: int) -> tuple[list[str], int]:
+        """An app's tournament ids, newest first, and how many there are (a page past the end: none,
+        and never an offset beyond what Redis counts in)."""
+        listed = tournaments_key(app_id)
+        total = self.redis.zcard(listed)
         if offset >= total:
             return [], total
-        return [i.decode() for i in self.redis.zrevrange(TOURNAMENTS_KEY, offset, offset + limit - 1)], total
+        return [i.decode() for i in self.redis.zrevrange(listed, offset, offset + limit - 1)], total
 
     def running(self, looked_at_before: float, limit: int = 100) -> list[str]:
         found = self.redis.zrangebyscore(self.running_key, "-inf", int(looked_at_before * 1000),
