@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -96,8 +97,13 @@ def worker(args):
     if args.webhooks:
         from workers.runner import run_webhook_worker
         run_webhook_worker(url, Config.BOT_QUEUE, burst=args.burst, metrics_port=metrics_port)
-        return
-    run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst, metrics_port=metrics_port)
+    else:
+        run_worker(url, Config.BOT_QUEUE, Config.BOT_STALL_SECONDS, burst=args.burst, metrics_port=metrics_port)
+    if not args.burst:
+        # Asked to stop, and RQ's warm shutdown has let the job at hand finish: exit now rather than
+        # wait on a webhook attempt still in flight (its lease sends it again) or a thread's backoff.
+        logging.shutdown()
+        os._exit(0)
 
 
 def apps(args):

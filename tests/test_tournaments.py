@@ -1,7 +1,10 @@
-"""Tournaments of bots (issue 56): the pairing and tie-break rules by hand, a round robin and a
-Swiss played through the API on a real worker, each game counted once through a killed worker."""
+"""Tournaments (issue 56): the pairing and tie-break rules by hand; a round robin, a Swiss and an
+arena of bots played through the API on a real worker, each game counted once through a killed
+worker; people entering an open tournament and playing (or not) its games; its stream."""
 
 import itertools
+import json
+import threading
 import time
 import uuid
 
@@ -60,7 +63,7 @@ def test_standings_rank_by_points_then_buchholz_then_sonneborn_berger_as_compute
 def server(redis_url):
     queue = f"tournaments-{uuid.uuid4().hex[:8]}"
     http, base = serve({"REDIS_URL": redis_url, "BOT_QUEUE": queue, "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0,
-                        "RATE_LIMIT_PER_TOKEN": 0})
+                        "RATE_LIMIT_PER_TOKEN": 0, "MIN_TURN_SECONDS": 1, "SSE_KEEPALIVE_SECONDS": 0.5})
     yield base, queue
     http.shutdown()
 
@@ -126,3 +129,129 @@ def test_a_round_robin_and_a_swiss_finish_on_a_worker_each_game_counted_once_thr
         assert sum(row["points"] for row in played["standings"]) == 3 * 2 * 2 + 3 * 2  # games, and the byes' wins
     finally:
         stop(worker)
+
+
+def player(base, name):
+    created = requests.post(f"{base}/players", json={"name": name}).json()
+    return created["player"]["id"], {"Authorization": f"Bearer {created['token']}"}
+
+
+def play_every_game_of(base, headers, tournament_id, seconds=180):
+    """A person who plays: each `tournament_round` notice's game, its first legal action each turn,
+    until the tournament is over. Their notices, in order."""
+    notices, cursor, deadline = [], "0-0", time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = requests.get(f"{base}/players/me/notices", params={"after": cursor, "wait_seconds": 1},
+                             headers=headers).json()
+        cursor = found["cursor"]
+        for notice in found["notices"]:
+            notices.append(notice)
+            if notice["type"] == "tournament_round":
+                play_game(base, headers, notice["game_id"], deadline)
+        if requests.get(f"{base}/tournaments/{tournament_id}").json()["status"] == "finished":
+            return notices
+    raise AssertionError(f"the tournament did not end: {notices}")
+
+
+def play_game(base, headers, game_id, deadline):
+    while time.monotonic() < deadline:
+        view = requests.get(f"{base}/games/{game_id}/view", headers=headers).json()
+        if view["status"] == "finished":
+            return
+        if view["seat"] in view["awaiting"]:
+            requests.post(f"{base}/games/{game_id}/actions", json=view["legal_actions"][0],
+                          headers={**headers, "If-Match": f'"{view["version"]}"'})
+        else:
+            time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_game(server, redis_url):
+    base, queue = server
+    worker = start_worker(redis_url, queue, stall_seconds=1)
+    try:
+        tournament = requests.post(f"{base}/tournaments", json={
+            "format": "round_robin", "entrants": ["random"], "starts_in_seconds": 3, "games_per_pairing": 1,
+            "turn_seconds": 3, "rules": {"preset": "simple"}}).json()
+        assert tournament["status"] == "open" and tournament["rounds"] == []
+        (amina, amina_auth), (omar, omar_auth) = player(base, "Amina"), player(base, "Omar")
+        entered = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth)
+        assert entered.status_code == 200 and entered.json()["names"] == ["random", "Amina"]
+        again = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth).json()
+        assert again["entrants"] == ["random", f"player:{amina}"], "entering twice changes nothing"
+        requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=omar_auth)
+        assert requests.post(f"{base}/tournaments/{tournament['id']}/entrants").status_code == 401
+        notices = play_every_game_of(base, amina_auth, tournament["id"])  # Omar never moves
+        done = finished(base, tournament["id"])
+        late = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=player(base, "Late")[1])
+        assert late.status_code == 409 and late.json()["code"] == "tournament_closed"
+        rounds = [n for n in notices if n["type"] == "tournament_round"]
+        assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
+        assert len(done["rounds"]) == 3 and sum(t["b"] is None for r in done["rounds"] for t in r["pairings"]) == 3
+        points = {row["name"]: row["points"] for row in done["standings"]}
+        omar_row = next(row for row in done["crosstable"] if row["name"] == "Omar")
+        assert [cell["wins"] for cell in omar_row["against"]] == [0, 0], "a seat that never moves loses each game"
+        assert points["Omar"] == 1 and points["Amina"] >= 1 + 1  # the bye's game; Amina's bye and Omar's game
+        meeting = next(t for r in done["rounds"] for t in r["pairings"] if {t["a"], t["b"]} == {1, 2})
+        game = requests.get(f"{base}/games/{meeting['games'][0]}").json()
+        assert game["outcome"]["reason"] == "forfeit" and game["seats"][game["outcome"]["seat"]]["name"] == "Omar"
+        assert game["rated"], "people's games of a tournament dealt by the server are rated"
+        omar_games = requests.get(f"{base}/players/me/games", params={"status": "finished"}, headers=omar_auth).json()
+        assert {g["id"] for g in omar_games} >= {t["games"][0] for r in done["rounds"] for t in r["pairings"]
+                                                  if t["games"] and 2 in (t["a"], t["b"])}
+    finally:
+        stop(worker)
+
+
+@pytest.mark.slow
+def test_an_arena_pairs_whoever_is_free_until_its_time_is_up_and_its_stream_resumes(server, redis_url):
+    base, queue = server
+    worker = start_worker(redis_url, queue, stall_seconds=1)
+    try:
+        arena = requests.post(f"{base}/tournaments", json={
+            "format": "arena", "entrants": ["greedy", "random", "casual", "greedy", "random"], "duration_seconds": 6,
+            "games_per_pairing": 1, "rules": {"preset": "simple"}}).json()
+        events: list[tuple[str, dict]] = []
+        reader = threading.Thread(target=read_stream, args=(f"{base}/tournaments/{arena['id']}/stream", events, {}))
+        reader.start()
+        done = finished(base, arena["id"])
+        reader.join(timeout=30)
+        assert len(done["rounds"]) >= 3 and done["ends_at"]
+        tables = [t for r in done["rounds"] for t in r["pairings"]]
+        assert all(t["b"] is not None and t["result"] is not None for t in tables), "an arena has no byes"
+        assert sum(row["points"] for row in done["standings"]) == sum(t["result"][2] for t in tables)
+        for entrant in range(5):  # nobody plays two pairings at once
+            own = [r["round"] for r in done["rounds"] for t in r["pairings"] if entrant in (t["a"], t["b"])]
+            assert len(own) == len(set(own))
+        standings = [data for kind, data in events if kind == "standings"]
+        assert standings[-1]["status"] == "finished" and standings[-1]["revision"] == done["revision"]
+        seen = [data["round"] for kind, data in events if kind == "round"]  # the stream opened after round 0
+        assert seen == list(range(seen[0], len(done["rounds"]))) and seen[0] <= 1
+        middle = [event_id for event_id, (kind, _) in zip(ids_of(events), events) if kind == "standings"][1]
+        resumed: list[tuple[str, dict]] = []
+        read_stream(f"{base}/tournaments/{arena['id']}/stream", resumed, {"Last-Event-ID": middle})
+        assert resumed == events[[*ids_of(events)].index(middle) + 1:], "resumed just after that event"
+    finally:
+        stop(worker)
+
+
+def read_stream(url, events, headers):
+    """The stream's events, (type, data), until a finished tournament's standings."""
+    with requests.get(url, headers=headers, stream=True, timeout=60) as answer:
+        kind = data = event_id = None
+        for line in answer.iter_lines(decode_unicode=True):
+            if line.startswith("id: "):
+                event_id = line[4:]
+            elif line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif not line and kind:
+                events.append((kind, {**data, "_id": event_id}))
+                if kind == "standings" and data["status"] == "finished":
+                    return
+                kind = None
+
+
+def ids_of(events):
+    return [data["_id"] for _, data in events]

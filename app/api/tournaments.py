@@ -91,6 +91,8 @@ class Table(s.Answer):
         "description": "a person in it: its games so far, one after another (getGame), seats changing each game"})
     result = fields.List(fields.Integer(), allow_none=True, required=True, metadata={
         "description": "[games a won, games b won, games played] once its games are over"})
+    wins = fields.List(fields.Integer(), metadata={
+        "description": "a person in it: [games a won, games b won] so far"})
 
 
 class Round(s.Answer):

@@ -332,8 +332,11 @@ class TournamentService:
                 owners[seat] = player_id
             else:
                 seats.append({"type": "bot", "bot": entrant, "name": f"{entrant} bot"})
-        request = {"players": 2, "rules": doc["rules"], "seats": seats, "turn_timeout_seconds": doc["turn_seconds"],
-                   "rated": doc["dealing"] == "server" and len(owners) == 2}
+        preset = {"preset": doc["rules"]["preset"]}
+        as_preset = rules_from_request(preset).to_dict() == doc["rules"]  # a rated game plays its pool's rules
+        request = {"players": 2, "rules": preset if as_preset else doc["rules"], "seats": seats,
+                   "turn_timeout_seconds": doc["turn_seconds"],
+                   "rated": as_preset and doc["dealing"] == "server" and len(owners) == 2}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{game_id}"
         self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]})
