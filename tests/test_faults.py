@@ -254,35 +254,48 @@ def test_with_limits_on_and_redis_down_every_request_is_a_503_problem_never_a_50
     assert client.get("/health/live").status_code == 200
 
 
-def test_a_bot_only_match_finishes_and_counts_each_game_once_after_redis_loses_its_last_second(queue_name):
-    """Redis with AOF everysec crashed mid-match under two busy `ronda worker`s (SIGKILLed, its file
-    cut back to a second before, as a power loss leaves it), restarted from its file 2 s later:
-    whatever RQ's jobs came back as (queued in no queue, started by nobody), the match finishes,
-    and the standings and the ladder count each of its 200 games once."""
+def test_a_match_and_a_tournament_finish_and_count_each_game_once_after_redis_loses_its_last_second(queue_name):
+    """Redis with AOF everysec crashed mid-match and mid-tournament under two busy `ronda worker`s
+    (SIGKILLed, its file cut back to a second before, as a power loss leaves it), restarted from
+    its file 2 s later: whatever RQ's jobs came back as (queued in no queue, started by nobody),
+    the match and the tournament finish, and the standings and the ladder count each game once."""
     server = EverysecRedisServer()
     url = server.start()
     app = create_app({"REDIS_URL": url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq", **NO_LIMITS})
-    matches = app.services.matches
+    matches, tournaments = app.services.matches, app.services.tournaments
     workers = [start_worker(url, queue_name, stall_seconds=2) for _ in range(2)]
     try:
-        match_id = matches.create_match({"bots": ["greedy", "random"], "games": 200, "rules": {"preset": "simple"}},
+        match_id = matches.create_match({"bots": ["greedy", "random"], "games": 120, "rules": {"preset": "simple"}},
                                         "fault-test", cap=0)["id"]
-        wait_for(lambda: matches.status(match_id)["games_done"] >= 80, 300, "80 games played")
+        tournament_id = tournaments.create({"format": "round_robin", "entrants": ["casual", "greedy", "random"],
+                                            "cycles": 2, "games_per_pairing": 14, "turn_seconds": 60,
+                                            "rules": {"preset": "simple"}}, "public")["id"]
+        wait_for(lambda: matches.status(match_id)["games_done"] >= 50, 300, "50 games played")
+        assert tournaments.view(tournament_id)["status"] == "running"
         assert server.crash()[2] > 0, "the last second held writes to lose"
         time.sleep(2)
         server.launch_again()
         status = wait_for(lambda: (s := matches.status(match_id))["status"] == "finished" and s, 600,
                           "the match finished")
-        assert status["games_done"] == 200
-        assert sum(entrant["wins"] for entrant in status["entrants"]) == 200
+        assert status["games_done"] == 120
+        assert sum(entrant["wins"] for entrant in status["entrants"]) == 120
         ids, total = matches.store.game_ids(match_id, 0, 1000)
-        assert total == 200 and len(set(ids)) == 200
-        ladder = wait_for(lambda: (rows := {r["entrant"]: r for r in app.services.accounts.ladder()})
-                          and rows.get("greedy", {}).get("games", 0) >= 200 and rows, 300, "the ladder counted them")
-        time.sleep(3)  # reconciler passes after the match ended add nothing
+        assert total == 120 and len(set(ids)) == 120
+        done = wait_for(lambda: (t := tournaments.view(tournament_id))["status"] == "finished" and t, 600,
+                        "the tournament finished")
+        tables = [t for r in done["rounds"] for t in r["pairings"] if t["b"] is not None]
+        assert len(tables) == 6 and all(t["result"][2] == 14 and sum(t["result"][:2]) == 14 for t in tables)
+        assert sum(row["points"] for row in done["standings"]) == 6 * 14 + 6 * 14  # games won; the byes' pairings
+        played = {name: sum(t["result"][2] for t in tables if done["entrants"].index(name) in (t["a"], t["b"]))
+                  for name in ("casual", "greedy", "random")}
+        expected = {"casual": played["casual"], "greedy": 120 + played["greedy"], "random": 120 + played["random"]}
+        ladder = wait_for(lambda: (rows := {r["entrant"]: r["games"] for r in app.services.accounts.ladder()})
+                          and all(rows.get(name, 0) >= games for name, games in expected.items()) and rows, 300,
+                          "the ladder counted them")
+        time.sleep(3)  # reconciler passes after both ended add nothing
         ladder = {row["entrant"]: row for row in app.services.accounts.ladder()}
-        assert ladder["greedy"]["games"] == ladder["random"]["games"] == 200
-        assert ladder["greedy"]["wins"] + ladder["random"]["wins"] == 200
+        assert {name: ladder[name]["games"] for name in expected} == expected
+        assert sum(ladder[name]["wins"] for name in expected) == 120 + 6 * 14
     finally:
         for worker in workers:
             stop(worker)
