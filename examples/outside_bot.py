@@ -37,14 +37,10 @@ def choose(view: GameView):
     return max(plays, key=lambda a: (ranks.count(int(a.card[:-1])), -RANK_ORDER.index(int(a.card[:-1]))))
 
 
-def play_match(base_url: str, games: int = 2, preset: str = "simple") -> dict:
-    anonymous = Client(base_url=base_url)
-    registered = call(create_bot, client=anonymous, body=CreateBotRequest(name="Example bot")).parsed
-    me = AuthenticatedClient(base_url=base_url, token=registered.token)
-    match = call(create_match, client=anonymous, body=CreateMatchRequest(
-        bots=[registered.bot.entrant, "greedy"], games=games, rules=RuleOptions(preset=preset), move_seconds=10)).parsed
+def play_turns(me: AuthenticatedClient, until) -> int:
+    """Play every turn that comes to the bot of `me` until `until()`; the moves made."""
     cursor, moves = None, 0
-    while call(get_match, match.id, client=anonymous).parsed.status != MatchStatus.FINISHED:
+    while not until():
         answer = call(wait_for_turns, client=me, wait_seconds=5, **({"after": cursor} if cursor else {})).parsed
         cursor = answer.cursor
         for turn in answer.turns:
@@ -56,6 +52,17 @@ def play_match(base_url: str, games: int = 2, preset: str = "simple") -> dict:
                 if acted.status_code != HTTPStatus.OK:  # 412: the turn has passed; 409: so has the game
                     break
                 view, moves = acted.parsed.game, moves + 1
+    return moves
+
+
+def play_match(base_url: str, games: int = 2, preset: str = "simple") -> dict:
+    anonymous = Client(base_url=base_url)
+    registered = call(create_bot, client=anonymous, body=CreateBotRequest(name="Example bot")).parsed
+    me = AuthenticatedClient(base_url=base_url, token=registered.token)
+    match = call(create_match, client=anonymous, body=CreateMatchRequest(
+        bots=[registered.bot.entrant, "greedy"], games=games, rules=RuleOptions(preset=preset), move_seconds=10)).parsed
+    moves = play_turns(me, until=lambda: call(get_match, match.id, client=anonymous).parsed.status ==
+                       MatchStatus.FINISHED)
     final = call(get_match, match.id, client=anonymous).parsed
     return {"match_id": final.id, "bot": registered.bot.entrant, "moves": moves,
             "standings": {entrant.bot: entrant.wins for entrant in final.entrants},

@@ -120,3 +120,18 @@ def test_the_example_client_plays_quick_play_a_whole_game_and_a_rematch(generate
     assert played["seats"] == [0, 1]
     game = requests.get(f"{live_server}/games/{played['game_id']}").json()
     assert all(seat["player"] for seat in game["seats"])
+
+
+def test_the_example_tournament_of_two_registered_bots_prints_its_crosstable(generated_client, live_server):
+    import bot_tournament
+    tournament = bot_tournament.run(live_server, games_per_pairing=2)
+    assert tournament.status.value == "finished" and len(tournament.rounds) == 1
+    text = bot_tournament.crosstable_text(tournament)
+    lines = text.splitlines()
+    assert lines[1].startswith("Ali") and lines[2].startswith("Badr"), text
+    ali_wins = int(lines[1].split()[2].split("/")[0])
+    badr_wins = int(lines[2].split()[1].split("/")[0])
+    assert ali_wins + badr_wins == 2 and lines[1].split()[1] == "-", text
+    match = requests.get(f"{live_server}/matches/{tournament.rounds[0].pairings[0].match_id}/games").json()
+    events = [requests.get(f"{live_server}/games/{game['id']}/events").json() for game in match]
+    assert not any(e["type"] == "turn_timeout" for log in events for e in log), "each bot played its own moves"

@@ -179,7 +179,8 @@ def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_gam
         assert entered.status_code == 200 and entered.json()["names"] == ["random", "Amina"]
         again = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth).json()
         assert again["entrants"] == ["random", f"player:{amina}"], "entering twice changes nothing"
-        requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=omar_auth)
+        with_omar = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=omar_auth).json()
+        assert with_omar["entrants"][2] == f"player:{omar}" and with_omar["status"] == "open"
         assert requests.post(f"{base}/tournaments/{tournament['id']}/entrants").status_code == 401
         notices = play_every_game_of(base, amina_auth, tournament["id"])  # Omar never moves
         done = finished(base, tournament["id"])
@@ -227,7 +228,7 @@ def test_an_arena_pairs_whoever_is_free_until_its_time_is_up_and_its_stream_resu
         assert standings[-1]["status"] == "finished" and standings[-1]["revision"] == done["revision"]
         seen = [data["round"] for kind, data in events if kind == "round"]  # the stream opened after round 0
         assert seen == list(range(seen[0], len(done["rounds"]))) and seen[0] <= 1
-        middle = [event_id for event_id, (kind, _) in zip(ids_of(events), events) if kind == "standings"][1]
+        middle = [event_id for event_id, (kind, _) in zip(ids_of(events), events, strict=True) if kind == "standings"][1]
         resumed: list[tuple[str, dict]] = []
         read_stream(f"{base}/tournaments/{arena['id']}/stream", resumed, {"Last-Event-ID": middle})
         assert resumed == events[[*ids_of(events)].index(middle) + 1:], "resumed just after that event"

@@ -23,6 +23,7 @@ from ..errors import InvalidRequest, TournamentClosed, TournamentFull, Tournamen
 from ..games.records import FINISHED as GAME_FINISHED
 from ..games.records import utc_now
 from ..games.seating import Seating
+from ..games.seats import outside_bot_id
 from ..games.service import GameService
 from ..matches.service import MatchService
 from ..ops.keys import MATCH_POOL
@@ -79,7 +80,9 @@ class TournamentService:
             raise InvalidRequest(f"rounds: {len(names)} entrants can play {max_swiss_rounds(len(names))} Swiss "
                                  "rounds at most without meeting twice", field="rounds")
         now = self.clock()
-        doc = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": list(names),
+        shown = [self.matches.accounts.name_of(bot_id) if (bot_id := outside_bot_id(name)) else name
+                 for name in names]
+        doc = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": shown,
                "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"],
                "rounds_requested": rounds, "rounds_total": None,
                "cycles": request["cycles"] if fmt == ROUND_ROBIN else None,
