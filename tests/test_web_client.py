@@ -490,3 +490,27 @@ def test_the_leaderboard_page_lists_a_pool(page, live_server):
     page.goto(f"{live_server}/#/leaderboards/simple-2")
     expect(page.locator("#leaderboard")).to_be_visible()
     expect(page.locator("#pool")).to_have_value("simple-2")
+
+
+def test_the_tournaments_page_starts_one_follows_it_live_and_a_player_enters_an_open_one(page, live_server):
+    page.goto(f"{live_server}/#/tournaments")
+    page.fill("#t-opens", "0")
+    page.fill("#t-games", "1")
+    page.click("#start-tournament")
+    expect(page.locator("#t-standings")).to_be_visible()
+    expect(page.locator("#t-status")).to_contain_text("finished", timeout=MOVE_WAIT_MS)
+    cells = page.locator("#t-crosstable tbody td").all_inner_texts()
+    assert sorted(cells) == ["0/1", "1/1", "×", "×"], cells  # one game: one won it, the other lost it
+    assert page.locator("#t-rounds a", has_text="Match").count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "tournament-finished.png"), full_page=True)
+    opened = requests.post(f"{live_server}/tournaments", json={
+        "format": "swiss", "entrants": ["greedy"], "starts_in_seconds": 600, "rules": {"preset": "simple"}}).json()
+    page.goto(f"{live_server}/#/tournaments/{opened['id']}")
+    page.fill("#t-name", "Amina")
+    page.click("#enter")
+    expect(page.locator("#entered")).to_be_visible()
+    entrants = requests.get(f"{live_server}/tournaments/{opened['id']}").json()["names"]
+    assert entrants == ["greedy", "Amina"]
+    page.goto(f"{live_server}/#/tournaments")
+    expect(page.locator("#tournaments")).to_contain_text("Swiss · 2 entrants · open")
+    page.screenshot(path=str(SCREENSHOTS / "tournaments.png"), full_page=True)

@@ -187,10 +187,14 @@ def test_axe_finds_nothing_critical_or_serious_on_any_page(page, live_server):
     finished, finished_tokens = finished_game(live_server)
     match = requests.post(f"{live_server}/matches", json={"bots": ["random", "greedy"], "games": 2,
                                                          "rules": {"preset": "simple"}}).json()
+    tournament = requests.post(f"{live_server}/tournaments", json={
+        "format": "swiss", "entrants": ["random", "greedy", "casual"], "rounds": 2, "games_per_pairing": 1,
+        "rules": {"preset": "simple"}}).json()
     pages = {"lobby": "/", "rules": "/#/rules", "quick play": "/#/play", "your games": "/#/me",
              "leaderboards": "/#/leaderboards", "matches": "/#/matches", "match": f"/#/matches/{match['id']}",
              "replay": f"/#/replay/{finished['id']}", "spectator table": f"/#/games/{active['id']}",
-             "invite": f"/#/join/{active['id']}/1"}
+             "invite": f"/#/join/{active['id']}/1", "tournaments": "/#/tournaments",
+             "tournament": f"/#/tournaments/{tournament['id']}"}
     found = {}
     for name, path in pages.items():
         page.goto(f"{live_server}{path}")

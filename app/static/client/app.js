@@ -6,6 +6,7 @@ import { matchesPage, matchPage, replayPage } from "./matches.js";
 import { leaderboards, myGames, quickPlay } from "./play.js";
 import { rulesPage } from "./rules.js";
 import { join, table } from "./table.js";
+import { tournamentPage, tournamentsPage } from "./tournaments.js";
 
 const ROUTES = [
   [/^\/?$/, lobby],
@@ -14,6 +15,8 @@ const ROUTES = [
   [/^\/matches$/, matchesPage],
   [/^\/matches\/([\w-]+)$/, matchPage],
   [/^\/replay\/([\w-]+)$/, replayPage],
+  [/^\/tournaments$/, tournamentsPage],
+  [/^\/tournaments\/([\w~-]+)$/, tournamentPage],
   [/^\/rules$/, rulesPage],
   [/^\/play$/, quickPlay],
   [/^\/me$/, myGames],

@@ -2,11 +2,14 @@
 // After a drop it reconnects with Last-Event-ID and the server resumes after that event:
 // nothing lost, nothing repeated. It stops once the game is over, or when the server refuses the
 // stream with a `problem` event (no such game, a token that is not a seat's). With `after`, it
-// starts after that event (no snapshot).
+// starts after that event (no snapshot). Other streams (a tournament's) name their events: each
+// goes to `onOther(kind, data)`, and `endsWith(kind, data)` says when the stream is over.
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function follow(path, { token, after = null, onSnapshot = () => {}, onEvent, onStatus = () => {} }) {
+export function follow(path, {
+  token, after = null, onSnapshot = () => {}, onEvent, onStatus = () => {}, onOther = () => {}, endsWith = () => false,
+}) {
   let lastEventId = after === null ? null : String(after);
   let stopped = false;
   let controller = null;
@@ -25,6 +28,9 @@ export function follow(path, { token, after = null, onSnapshot = () => {}, onEve
       onEvent(data);
     } else if (message.event === "problem") {
       refused = data;
+    } else {
+      over = over || endsWith(message.event, data);
+      onOther(message.event, data);
     }
   }
 
