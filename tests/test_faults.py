@@ -283,10 +283,10 @@ def test_a_match_and_a_tournament_finish_and_count_each_game_once_after_redis_lo
         assert total == 120 and len(set(ids)) == 120
         done = wait_for(lambda: (t := tournaments.view(tournament_id))["status"] == "finished" and t, 600,
                         "the tournament finished")
-        tables = [t for r in done["rounds"] for t in r["pairings"] if t["b"] is not None]
-        assert len(tables) == 6 and all(t["result"][2] == 14 and sum(t["result"][:2]) == 14 for t in tables)
+        tables = [t for r in done["rounds"] for t in r["pairings"] if len(t["seats"]) == 2]
+        assert len(tables) == 6 and all(t["result"]["games"] == sum(t["result"]["wins"]) == 14 for t in tables)
         assert sum(row["points"] for row in done["standings"]) == 6 * 14 + 6 * 14  # games won; the byes' pairings
-        played = {name: sum(t["result"][2] for t in tables if done["entrants"].index(name) in (t["a"], t["b"]))
+        played = {name: sum(t["result"]["games"] for t in tables if done["entrants"].index(name) in t["seats"])
                   for name in ("casual", "greedy", "random")}
         expected = {"casual": played["casual"], "greedy": 120 + played["greedy"], "random": 120 + played["random"]}
         ladder = wait_for(lambda: (rows := {r["entrant"]: r["games"] for r in app.services.accounts.ladder()})

@@ -21,30 +21,54 @@ from test_apps import serve
 def test_a_round_robin_pairs_everyone_with_everyone_once_a_cycle_and_everyone_once_a_round(entrants, cycles):
     rounds = round_robin(entrants, cycles)
     assert len(rounds) == cycles * (entrants - 1 + entrants % 2)
-    met = [frozenset((a, b)) for pairings in rounds for a, b in pairings if b is not None]
+    met = [frozenset(table) for tables in rounds for table in tables if len(table) == 2]
     assert sorted(map(sorted, met)) == sorted(sorted(pair) for pair in itertools.combinations(range(entrants), 2)
                                               for _ in range(cycles))
-    for pairings in rounds:
-        seated = [e for a, b in pairings for e in (a, b) if e is not None]
-        assert sorted(seated) == list(range(entrants))  # each once a round (an odd field: one bye)
+    for tables in rounds:
+        assert sorted(e for table in tables for e in table) == list(range(entrants))  # once a round, or a bye
 
 
 def test_a_swiss_round_never_repeats_a_pairing_and_gives_the_bye_to_the_lowest_without_one():
     ranking = [3, 0, 4, 1, 2]
     first = swiss_round(ranking, set(), set())
-    assert first == [(3, 0), (4, 1), (2, None)]
+    assert first == [(3, 0), (4, 1), (2,)]
     met = {frozenset(p) for p in [(3, 0), (4, 1)]}
     second = swiss_round(ranking, met, {2})
-    assert (1, None) in second and all(frozenset(p) not in met for p in second if p[1] is not None)
+    assert (1,) in second and all(frozenset(t) not in met for t in second if len(t) == 2)
     # Backtracking: the top entrant's best opponent is taken so that the others still pair.
     assert swiss_round([0, 1, 2, 3], {frozenset((0, 1)), frozenset((2, 3))}, set()) == [(0, 2), (1, 3)]
     assert swiss_round([0, 1], {frozenset((0, 1))}, set()) is None
     assert max_swiss_rounds(8) == 7 and max_swiss_rounds(7) == 7
 
 
+def test_swiss_tables_of_four_seat_the_leaders_together_avoid_old_tablemates_and_bye_the_rest():
+    ranking = [5, 0, 1, 2, 3, 4, 6, 7, 8]
+    assert swiss_round(ranking, set(), set(), size=4) == [(5, 0, 1, 2), (3, 4, 6, 7), (8,)]
+    met = {frozenset(pair) for table in [(5, 0, 1, 2), (3, 4, 6, 7)] for pair in itertools.combinations(table, 2)}
+    second = swiss_round(ranking, met, {8}, size=4)
+    assert second[0] == (5, 3, 8, 0)  # the leader, then the best who sat with none of them; 0 only when nobody is left
+    assert (7,) in second, "the lowest-ranked without a bye"
+
+
+def test_a_table_of_four_with_teams_scores_partners_together_and_counts_only_opponents():
+    names = ["A", "B", "C", "D"]
+    # Seats A C partners against B D (team rules): A and C won 3 of 4 games, B and D one.
+    played = [Played((0, 1, 2, 3), (3, 1, 3, 1), 4, teams=True)]
+    rows = {row["name"]: row for row in standings(names, played, {name: 1500.0 for name in names})}
+    assert (rows["A"]["points"], rows["B"]["points"]) == (3, 1) and rows["A"]["rank"] == 1 and rows["C"]["rank"] == 2
+    assert rows["A"]["buchholz"] == 1 + 1  # B and D, not C
+    table = {row["name"]: {cell["opponent"]: cell for cell in row["against"]} for row in crosstable(names, played)}
+    assert set(table["A"]) == {1, 3} and table["A"][1] == {"opponent": 1, "wins": 3, "games": 4}
+    # Every player for themself: A won 2, B 1, C 1 of 4; against B, A scores 2 + (4 - 2 - 1) / 2 = 2.5 of 4.
+    alone = {row["name"]: row for row in standings(names[:3], [Played((0, 1, 2), (2, 1, 1), 4)],
+                                                      {name: 1500.0 for name in names})}
+    assert alone["A"]["buchholz"] == 2 and alone["A"]["performance"] > 1500 > alone["B"]["performance"]
+
+
 def test_standings_rank_by_points_then_buchholz_then_sonneborn_berger_as_computed_by_hand():
     names = ["A", "B", "C", "D"]
-    played = [Played(0, 1, 2, 0, 2), Played(2, 3, 1, 1, 2), Played(0, 2, 0, 2, 2), Played(1, 3, 2, 0, 2)]
+    played = [Played((0, 1), (2, 0), 2), Played((2, 3), (1, 1), 2), Played((0, 2), (0, 2), 2),
+              Played((1, 3), (2, 0), 2)]
     # Points: A 2, B 2, C 3, D 1. Buchholz: A = B + C = 5, B = A + D = 3, C = D + A = 3, D = C + B = 5.
     # Sonneborn-Berger: A = 1 × 2 (B) + 0 × 3 (C) = 2; B = 0 × 2 + 1 × 1 = 1; C = 0.5 × 1 + 1 × 2 = 2.5.
     rows = standings(names, played, {name: 1500.0 for name in names})
@@ -85,6 +109,10 @@ def test_bad_tournaments_are_refused_whole(server):
                         ({"format": "arena", "entrants": ["greedy", "random"]}, "duration_seconds"),
                         ({"format": "knockout", "entrants": ["greedy", "random"]}, "format"),
                         ({"format": "swiss", "entrants": ["player:someone", "greedy"]}, "entrants"),
+                        ({"format": "round_robin", "entrants": ["greedy", "random", "casual"],
+                          "players_per_table": 3}, "players_per_table"),
+                        ({"format": "swiss", "entrants": ["greedy", "random", "casual"], "players_per_table": 4},
+                         "entrants"),
                         ({"format": "swiss", "entrants": ["greedy", "random"], "starts_in_seconds": 5,
                           "turn_seconds": 0}, "turn_seconds")]:
         refused = requests.post(f"{base}/tournaments", json=body).json()
@@ -122,9 +150,9 @@ def test_a_round_robin_and_a_swiss_finish_on_a_worker_each_game_counted_once_thr
         listed = requests.get(f"{base}/tournaments?page_size=100").json()
         assert robin["id"] in [t["id"] for t in listed]
         played = finished(base, swiss["id"])
-        pairs = [frozenset((t["a"], t["b"])) for r in played["rounds"] for t in r["pairings"] if t["b"] is not None]
+        pairs = [frozenset(t["seats"]) for r in played["rounds"] for t in r["pairings"] if len(t["seats"]) == 2]
         assert len(played["rounds"]) == 3 and len(pairs) == len(set(pairs))  # no pairing twice
-        byes = [t["a"] for r in played["rounds"] for t in r["pairings"] if t["b"] is None]
+        byes = [t["seats"][0] for r in played["rounds"] for t in r["pairings"] if len(t["seats"]) == 1]
         assert len(byes) == 3 and len(set(byes)) == 3
         assert sum(row["points"] for row in played["standings"]) == 3 * 2 * 2 + 3 * 2  # games, and the byes' wins
     finally:
@@ -166,6 +194,36 @@ def play_game(base, headers, game_id, deadline):
 
 
 @pytest.mark.slow
+def test_a_swiss_at_tables_of_four_in_partnerships_and_an_arena_at_tables_of_three(server, redis_url):
+    base, queue = server
+    worker = start_worker(redis_url, queue, stall_seconds=1)
+    try:
+        swiss = requests.post(f"{base}/tournaments", json={
+            "format": "swiss", "players_per_table": 4, "rounds": 2, "games_per_pairing": 1,
+            "rules": {"preset": "classic"}, "entrants": ["greedy", "casual", "random"] * 3}).json()
+        arena = requests.post(f"{base}/tournaments", json={
+            "format": "arena", "players_per_table": 3, "duration_seconds": 5, "games_per_pairing": 1,
+            "rules": {"preset": "simple"}, "entrants": ["greedy", "casual", "random"] * 2}).json()
+        assert swiss["teams"] and not arena["teams"]
+        done = finished(base, swiss["id"])
+        for r in done["rounds"]:
+            sizes = sorted(len(t["seats"]) for t in r["pairings"])
+            assert sizes == [1, 4, 4]  # nine entrants: two tables of four and a bye
+            for table in (t for t in r["pairings"] if len(t["seats"]) == 4):
+                wins = table["result"]["wins"]
+                assert wins[0] == wins[2] and wins[1] == wins[3] and wins[0] + wins[1] == 1, table  # partners
+        first, second = ({frozenset(t["seats"]) for t in r["pairings"]} for r in done["rounds"])
+        assert not first & second
+        assert sum(row["points"] for row in done["standings"]) == 2 * (2 * 2 + 1)  # each game: two partners; a bye
+        ended = finished(base, arena["id"])
+        tables = [t for r in ended["rounds"] for t in r["pairings"]]
+        assert tables and all(len(t["seats"]) == 3 and sum(t["result"]["wins"]) <= 1 for t in tables)
+        assert sum(row["points"] for row in ended["standings"]) == sum(sum(t["result"]["wins"]) for t in tables)
+    finally:
+        stop(worker)
+
+
+@pytest.mark.slow
 def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_game(server, redis_url):
     base, queue = server
     worker = start_worker(redis_url, queue, stall_seconds=1)
@@ -188,18 +246,19 @@ def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_gam
         assert late.status_code == 409 and late.json()["code"] == "tournament_closed"
         rounds = [n for n in notices if n["type"] == "tournament_round"]
         assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
-        assert len(done["rounds"]) == 3 and sum(t["b"] is None for r in done["rounds"] for t in r["pairings"]) == 3
+        byes = [t for r in done["rounds"] for t in r["pairings"] if len(t["seats"]) == 1]
+        assert len(done["rounds"]) == 3 and len(byes) == 3
         points = {row["name"]: row["points"] for row in done["standings"]}
         omar_row = next(row for row in done["crosstable"] if row["name"] == "Omar")
         assert [cell["wins"] for cell in omar_row["against"]] == [0, 0], "a seat that never moves loses each game"
         assert points["Omar"] == 1 and points["Amina"] >= 1 + 1  # the bye's game; Amina's bye and Omar's game
-        meeting = next(t for r in done["rounds"] for t in r["pairings"] if {t["a"], t["b"]} == {1, 2})
+        meeting = next(t for r in done["rounds"] for t in r["pairings"] if set(t["seats"]) == {1, 2})
         game = requests.get(f"{base}/games/{meeting['games'][0]}").json()
         assert game["outcome"]["reason"] == "forfeit" and game["seats"][game["outcome"]["seat"]]["name"] == "Omar"
         assert game["rated"], "people's games of a tournament dealt by the server are rated"
         omar_games = requests.get(f"{base}/players/me/games", params={"status": "finished"}, headers=omar_auth).json()
         assert {g["id"] for g in omar_games} >= {t["games"][0] for r in done["rounds"] for t in r["pairings"]
-                                                  if t["games"] and 2 in (t["a"], t["b"])}
+                                                  if t["games"] and 2 in t["seats"]}
     finally:
         stop(worker)
 
@@ -219,10 +278,10 @@ def test_an_arena_pairs_whoever_is_free_until_its_time_is_up_and_its_stream_resu
         reader.join(timeout=30)
         assert len(done["rounds"]) >= 3 and done["ends_at"]
         tables = [t for r in done["rounds"] for t in r["pairings"]]
-        assert all(t["b"] is not None and t["result"] is not None for t in tables), "an arena has no byes"
-        assert sum(row["points"] for row in done["standings"]) == sum(t["result"][2] for t in tables)
+        assert all(len(t["seats"]) == 2 and t["result"] is not None for t in tables), "an arena has no byes"
+        assert sum(row["points"] for row in done["standings"]) == sum(t["result"]["games"] for t in tables)
         for entrant in range(5):  # nobody plays two pairings at once
-            own = [r["round"] for r in done["rounds"] for t in r["pairings"] if entrant in (t["a"], t["b"])]
+            own = [r["round"] for r in done["rounds"] for t in r["pairings"] if entrant in t["seats"]]
             assert len(own) == len(set(own))
         standings = [data for kind, data in events if kind == "standings"]
         assert standings[-1]["status"] == "finished" and standings[-1]["revision"] == done["revision"]

@@ -40,6 +40,7 @@ HEARTBEAT_WITHIN_SECONDS = 60
 HEARTBEAT_SECONDS = 5  # while a job runs, its execution is said alive this often...
 EXECUTION_TTL = 3 * HEARTBEAT_SECONDS  # ...and kept this long after the last time
 LIVE, MATCHES, WEBHOOKS = "live", "matches", "webhooks"
+PUBSUB_WAKE_SECONDS = 1.0
 
 
 class BotWorker(SimpleWorker):
@@ -56,6 +57,15 @@ class BotWorker(SimpleWorker):
     def request_stop(self, signum, frame):
         self.stop_requested = True
         super().request_stop(signum, frame)
+
+    def subscribe(self):
+        """RQ's, with its command channel's thread waking each second rather than each minute:
+        redis-py's PubSubWorkerThread.stop() waits for that thread, so a worker asked to stop sat
+        up to 60 s in its teardown (a message still arrives at once either way)."""
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(sleep_time=PUBSUB_WAKE_SECONDS, daemon=True,
+                                                       exception_handler=self._pubsub_exception_handler)  # type: ignore[assignment]
 
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         return EXECUTION_TTL

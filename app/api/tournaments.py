@@ -44,7 +44,9 @@ class CreateTournamentRequest(Schema):
                        "the entrants (an even field) or as many (odd)"})
     cycles = s.Integer(load_default=1, validate=validate.Range(min=1, max=2), metadata={
         "description": "round_robin: 2 for a double round robin"})
-    duration_seconds = s.Integer(validate=validate.Range(min=10, max=86400), metadata={
+    players_per_table = s.Integer(load_default=2, validate=validate.Range(min=2, max=4), metadata={
+        "description": "2, or 3 or 4 for Swiss and arena (at 4, the rules' teams make partners of seats across)"})
+    duration_seconds = s.Integer(validate=validate.Range(min=5, max=86400), metadata={
         "description": "arena: how long it pairs (its last pairings then play out)"})
     turn_seconds = s.Integer(load_default=60, validate=validate.Range(max=14 * 86400), metadata={
         "description": "the turn timer of people's games (at least the deployment's RONDA_MIN_TURN_SECONDS): a "
@@ -82,22 +84,28 @@ class CrossRow(s.Answer):
         "description": "each opponent met, in entry order"})
 
 
+class TableResult(s.Answer):
+    wins = fields.List(fields.Integer(), required=True, metadata={
+        "description": "games each entrant of `seats` won (with team rules, partners win together)"})
+    games = fields.Integer(required=True)
+
+
 class Table(s.Answer):
-    a = fields.Integer(required=True)
-    b = fields.Integer(allow_none=True, required=True, metadata={"description": "null: `a` has a bye"})
+    seats = fields.List(fields.Integer(), required=True, metadata={
+        "description": "its entrants (places in `entrants`), in seat order of its first game; one alone: a bye"})
     match_id = fields.String(allow_none=True, required=True, metadata={
-        "description": "two bots: the match of its games (getMatch)"})
+        "description": "bots only: the match of its games (getMatch)"})
     games = fields.List(fields.String(), allow_none=True, required=True, metadata={
-        "description": "a person in it: its games so far, one after another (getGame), seats changing each game"})
-    result = fields.List(fields.Integer(), allow_none=True, required=True, metadata={
-        "description": "[games a won, games b won, games played] once its games are over"})
+        "description": "a person at it: its games so far, one after another (getGame), seats rotating each game"})
+    result = fields.Nested(TableResult, allow_none=True, required=True, metadata={
+        "description": "once its games are over (a bye: won whole)"})
     wins = fields.List(fields.Integer(), metadata={
-        "description": "a person in it: [games a won, games b won] so far"})
+        "description": "a person at it: games each entrant of `seats` won so far"})
 
 
 class Round(s.Answer):
     round = fields.Integer(required=True)
-    pairings = fields.List(fields.Nested(Table), required=True)
+    pairings = fields.List(fields.Nested(Table), required=True, metadata={"description": "its tables"})
 
 
 class TournamentSummary(s.Answer):
@@ -115,6 +123,8 @@ class TournamentSummary(s.Answer):
     dealing = fields.String(required=True, validate=validate.OneOf(("server", "creator_seed")))
     turn_seconds = fields.Integer(required=True)
     duration_seconds = fields.Integer(allow_none=True, required=True)
+    players_per_table = fields.Integer(required=True)
+    teams = fields.Boolean(required=True, metadata={"description": "tables of four in partnerships"})
     created_at = fields.String(required=True)
     starts_at = fields.String(required=True)
     ends_at = fields.String(allow_none=True, required=True, metadata={"description": "an arena's end"})
@@ -140,6 +150,9 @@ class Tournaments(MethodView):
                                   "games_per_pairing": 2, "rules": {"preset": "classic"}}},
         "swiss": {"value": {"format": "swiss", "entrants": ["greedy", "greedy", "casual", "casual", "random"],
                             "rounds": 3}},
+        "swiss at tables of four, in partnerships": {"value": {
+            "format": "swiss", "players_per_table": 4, "rounds": 3, "rules": {"preset": "classic"},
+            "entrants": ["greedy", "greedy", "casual", "casual", "random", "random", "expert", "expert"]}},
         "arena of people, open for ten minutes": {"value": {
             "format": "arena", "starts_in_seconds": 600, "duration_seconds": 1800, "games_per_pairing": 1,
             "turn_seconds": 30, "rules": {"preset": "classic"}}}})

@@ -1,10 +1,11 @@
 """Tournaments as resources: round robin, Swiss and arena, of bots and of people.
 
-A pairing of two bots is a bot match of a few games (app/matches), so its games are played,
-counted once and rated as a match's are. A pairing with a person in it is a few games between
-people (app/games) played one after another, each with the tournament's turn timer: absence
-forfeits as in any game between people, and a seat that never moves loses (Lichess's rule in
-tournaments) rather than aborting. The tournament is what follows from those results.
+A table is two, three or four entrants (`players_per_table`). A table of bots is a bot match of
+a few games (app/matches), so its games are played, counted once and rated as a match's are. A
+table with a person at it is a few games between people (app/games) played one after another,
+seats rotating, each with the tournament's turn timer: absence forfeits as in any game between
+people, and a seat that never moves loses (Lichess's rule in tournaments) rather than aborting.
+The tournament is what follows from those results.
 
 A tournament moves on when it is read and when a worker's sweep looks at it. Each change is made
 from the document as read and saved only over the revision it was made from (app/tournaments/
@@ -13,6 +14,7 @@ the process that saved (their ids are the tournament's, the round's and the tabl
 one again finds it). A look that finds one missing (its creator died first) creates it.
 """
 
+import itertools
 import secrets
 import time
 from collections.abc import Callable
@@ -29,7 +31,7 @@ from ..matches.service import MatchService
 from ..ops.keys import MATCH_POOL
 from ..ops.scope import app_of, in_app
 from ..players.service import PlayerService
-from .pairing import max_swiss_rounds, round_robin, swiss_round
+from .pairing import Table, max_swiss_rounds, round_robin, swiss_round
 from .standings import Played, crosstable, standings
 from .store import TournamentStore
 
@@ -62,28 +64,33 @@ class TournamentService:
         if self.store.load(tournament_id) is not None:
             return self.view(tournament_id)
         names, opens = request["entrants"], request.get("starts_in_seconds") is not None
-        if len(names) < 2 and not opens:
-            raise InvalidRequest("entrants: a tournament needs two entrants at least (or `starts_in_seconds`, "
+        size = request["players_per_table"]
+        if len(names) < size and not opens:
+            raise InvalidRequest(f"entrants: tables of {size} need {size} entrants at least (or `starts_in_seconds`, "
                                  "for people to enter until then)", field="entrants")
         if any(person_of(name) for name in names):
             raise InvalidRequest("entrants: people enter with their own player token "
                                  "(POST /tournaments/{id}/entrants)", field="entrants")
         self.matches.check_entrants(names, "entrants")
         rules = rules_from_request(request.get("rules"))
-        rules.check_players(2)
+        rules.check_players(size)
         fmt, rounds = request["format"], request.get("rounds")
+        if fmt == ROUND_ROBIN and size != 2:
+            raise InvalidRequest("players_per_table: a round robin meets in pairs (Swiss and arena seat 3 or 4)",
+                                 field="players_per_table")
         if request["turn_seconds"] < self.min_turn_seconds:
             raise InvalidRequest(f"turn_seconds: at least {self.min_turn_seconds}", field="turn_seconds")
         if fmt == ARENA and not request.get("duration_seconds"):
             raise InvalidRequest("duration_seconds: an arena runs for a set time", field="duration_seconds")
-        if fmt == SWISS and rounds and not opens and rounds > max_swiss_rounds(len(names)):
+        if fmt == SWISS and size == 2 and rounds and not opens and rounds > max_swiss_rounds(len(names)):
             raise InvalidRequest(f"rounds: {len(names)} entrants can play {max_swiss_rounds(len(names))} Swiss "
                                  "rounds at most without meeting twice", field="rounds")
         now = self.clock()
         shown = [self.matches.accounts.name_of(bot_id) if (bot_id := outside_bot_id(name)) else name
                  for name in names]
         doc = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": shown,
-               "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"],
+               "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"], "players_per_table": size,
+               "teams": size == 4 and rules.teams,
                "rounds_requested": rounds, "rounds_total": None,
                "cycles": request["cycles"] if fmt == ROUND_ROBIN else None,
                "duration_seconds": request.get("duration_seconds") if fmt == ARENA else None,
@@ -91,7 +98,7 @@ class TournamentService:
                "dealing": "creator_seed" if request.get("seed") else "server", "created_at": utc_now(),
                "starts_at": now + request["starts_in_seconds"] if opens else now, "ends_at": None,
                "status": OPEN, "rounds": [], "revision": 0}
-        if len(names) > 1:
+        if len(names) >= size:
             self._check_games(doc, len(names), "entrants")
         new = [] if opens else self._start(doc, now)
         if not self.store.create(doc, self._events(doc, new)):  # made by a retry meanwhile
@@ -186,12 +193,12 @@ class TournamentService:
 
     def _start(self, doc: dict, now: float) -> list[tuple[int, int]]:
         entrants = len(doc["entrants"])
-        if entrants < 2:
+        if entrants < doc["players_per_table"]:
             doc["status"] = CANCELLED
             return []
         doc["status"], doc["started_at"] = RUNNING, utc_now()
         if doc["format"] == SWISS:
-            doc["rounds_total"] = min(doc["rounds_requested"] or 5, max_swiss_rounds(entrants))
+            doc["rounds_total"] = min(doc["rounds_requested"] or 5, _most_rounds(doc, entrants))
         elif doc["format"] == ROUND_ROBIN:
             doc["rounds_total"] = len(round_robin(entrants, doc["cycles"]))
         else:
@@ -202,7 +209,8 @@ class TournamentService:
         if doc["format"] == ARENA:
             return  # an arena stops pairing at MAX_GAMES
         rounds = doc["rounds_requested"] or 5 if doc["format"] == SWISS else len(round_robin(entrants, doc["cycles"]))
-        games = min(rounds, max_swiss_rounds(entrants)) * (entrants // 2) * doc["games_per_pairing"]
+        games = min(rounds, _most_rounds(doc, entrants)) * (entrants // doc["players_per_table"]) * \
+            doc["games_per_pairing"]
         if games > MAX_GAMES:
             raise InvalidRequest(f"{field}: this tournament would play {games} games; {MAX_GAMES} at most",
                                  field=field)
@@ -218,7 +226,7 @@ class TournamentService:
         for number, k, table in bots:
             if table["match_id"] in over:
                 wins, games = over[table["match_id"]]
-                table["result"] = [wins[0], wins[1], games]
+                table["result"] = {"wins": wins, "games": games}
                 counted = True
             elif table["match_id"] in unknown:
                 missing.append((number, k))
@@ -237,15 +245,18 @@ class TournamentService:
         return counted, new, missing
 
     def _count_game(self, doc: dict, table: dict, game: dict):
-        """A people's pairing's game is over: a game won to its winner's entrant; the next game, or the result."""
+        """A game of a table with people is over: a game won to each entrant of the winning camp;
+        then the next game, or the table's result."""
         order = _seated(table, len(table["games"]) - 1)
-        if game["winner"] is not None:
-            table["wins"][0 if order[game["winner"]] == table["a"] else 1] += 1
+        for seat, entrant in enumerate(order):
+            camp = seat % 2 if doc["teams"] else seat
+            if game["winner"] is not None and camp == game["winner"]:
+                table["wins"][table["seats"].index(entrant)] += 1
         played = len(table["games"])
         if played < doc["games_per_pairing"]:
             table["games"].append(f"{table['games'][0][:-1]}{played}")
         else:
-            table["result"] = [*table["wins"], played]
+            table["result"] = {"wins": table["wins"], "games": played}
 
     def _pair(self, doc: dict, now: float) -> list[tuple[int, int]]:
         """The pairings due now, added as rounds: their (round, table)s."""
@@ -253,23 +264,23 @@ class TournamentService:
         new: list[tuple[int, int]] = []
         if doc["format"] == ARENA:
             if now < doc["ends_at"] and _games_planned(doc) + doc["games_per_pairing"] <= MAX_GAMES:
-                pairings = arena_pairings(doc, pending)
-                if pairings:
-                    new += self._add_round(doc, pairings)
+                free = arena_tables(doc, pending)
+                if free:
+                    new += self._add_round(doc, free)
             return new
         if pending and not (doc["format"] == ROUND_ROBIN and not self._has_people(doc)):
             return new  # a round at a time; a round robin of bots plays all its rounds at once
         if doc["format"] == ROUND_ROBIN:
             planned = round_robin(len(doc["entrants"]), doc["cycles"])
-            for pairings in planned[len(doc["rounds"]):len(planned) if not self._has_people(doc) else
-                                    len(doc["rounds"]) + 1]:
-                new += self._add_round(doc, pairings)
+            for tables in planned[len(doc["rounds"]):len(planned) if not self._has_people(doc) else
+                                  len(doc["rounds"]) + 1]:
+                new += self._add_round(doc, tables)
         elif len(doc["rounds"]) < doc["rounds_total"]:
-            pairings = self._swiss_pairings(doc)
-            if pairings is None:  # nobody left to meet without a repeat: it ends here
+            paired = self._swiss_tables(doc)
+            if paired is None:  # nobody left to meet without a repeat: it ends here
                 doc["rounds_total"] = len(doc["rounds"])
             else:
-                new += self._add_round(doc, pairings)
+                new += self._add_round(doc, paired)
         return new
 
     def _finish_if_done(self, doc: dict, now: float) -> bool:
@@ -284,26 +295,28 @@ class TournamentService:
             doc["status"], doc["finished_at"] = FINISHED, utc_now()
         return done
 
-    def _swiss_pairings(self, doc: dict):
+    def _swiss_tables(self, doc: dict) -> list[Table] | None:
         rows = standings(doc["entrants"], played(doc), self._ratings(doc))
-        met = {frozenset((t["a"], t["b"])) for r in doc["rounds"] for t in r["pairings"] if t["b"] is not None}
-        byes = {t["a"] for r in doc["rounds"] for t in r["pairings"] if t["b"] is None}
-        return swiss_round([row["entrant"] for row in rows], met, byes)
+        met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
+               for pair in itertools.combinations(t["seats"], 2)}
+        byes = {t["seats"][0] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) == 1}
+        return swiss_round([row["entrant"] for row in rows], met, byes, doc["players_per_table"])
 
-    def _add_round(self, doc: dict, pairings: list[tuple[int, int | None]]) -> list[tuple[int, int]]:
+    def _add_round(self, doc: dict, seated: list[Table]) -> list[tuple[int, int]]:
         number, games = len(doc["rounds"]), doc["games_per_pairing"]
         tables: list[dict] = []
-        for k, (a, b) in enumerate(pairings):
+        for k, seats in enumerate(seated):
             at = f"{doc['id']}-r{number}-t{k}"
-            if b is None:
-                tables.append({"a": a, "b": None, "match_id": None, "games": None, "result": [games, 0, games]})
-            elif person_of(doc["entrants"][a]) or person_of(doc["entrants"][b]):
-                tables.append({"a": a, "b": b, "match_id": None, "games": [f"{at}-g0"], "wins": [0, 0],
-                               "result": None})
+            if len(seats) == 1:
+                tables.append({"seats": list(seats), "match_id": None, "games": None,
+                               "result": {"wins": [games], "games": games}})
+            elif any(person_of(doc["entrants"][e]) for e in seats):
+                tables.append({"seats": list(seats), "match_id": None, "games": [f"{at}-g0"],
+                               "wins": [0] * len(seats), "result": None})
             else:
-                tables.append({"a": a, "b": b, "match_id": at, "games": None, "result": None})
+                tables.append({"seats": list(seats), "match_id": at, "games": None, "result": None})
         doc["rounds"].append({"round": number, "pairings": tables})
-        return [(number, k) for k, table in enumerate(tables) if table["b"] is not None]
+        return [(number, k) for k, table in enumerate(tables) if len(table["seats"]) > 1]
 
     def _open_tables(self, doc: dict, at: list[tuple[int, int]]):
         """Create the matches and games of these pairings (each once, whoever comes first)."""
@@ -315,7 +328,7 @@ class TournamentService:
                 self._open_game(doc, number, table)
 
     def _open_match(self, doc: dict, number: int, k: int, table: dict):
-        request: dict = {"bots": [doc["entrants"][table["a"]], doc["entrants"][table["b"]]],
+        request: dict = {"bots": [doc["entrants"][e] for e in table["seats"]],
                          "games": doc["games_per_pairing"], "rules": doc["rules"]}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{number}:{k}"
@@ -337,17 +350,17 @@ class TournamentService:
                 seats.append({"type": "bot", "bot": entrant, "name": f"{entrant} bot"})
         preset = {"preset": doc["rules"]["preset"]}
         as_preset = rules_from_request(preset).to_dict() == doc["rules"]  # a rated game plays its pool's rules
-        request = {"players": 2, "rules": preset if as_preset else doc["rules"], "seats": seats,
+        request = {"players": len(order), "rules": preset if as_preset else doc["rules"], "seats": seats,
                    "turn_timeout_seconds": doc["turn_seconds"],
-                   "rated": as_preset and doc["dealing"] == "server" and len(owners) == 2}
+                   "rated": as_preset and doc["dealing"] == "server" and len(owners) == len(order)}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{game_id}"
         self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]})
         for seat, player_id in owners.items():
-            other = doc["names"][order[1 - seat]]
+            others = ", ".join(doc["names"][e] for e in order if e != order[seat])
             self.players.notify(player_id, {"type": "tournament_round", "tournament_id": doc["id"],
                                             "round": number, "game": index, "game_id": game_id, "seat": seat,
-                                            "opponent": other})
+                                            "opponent": others})
 
     def _has_people(self, doc: dict) -> bool:
         return any(person_of(entrant) for entrant in doc["entrants"])
@@ -360,7 +373,7 @@ class TournamentService:
         people = sorted({player_id for e in doc["entrants"] if (player_id := person_of(e)) is not None})
         found = {name: record["rating"] for name, record in self.ladders.records(MATCH_POOL, bots).items()}
         if people:
-            pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], 2))
+            pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players_per_table"]))
             records = self.ladders.records(pool, people)
             found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
         return found
@@ -380,7 +393,8 @@ class TournamentService:
 
     def _summary(self, doc: dict) -> dict:
         return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
-                                          "created_at", "dealing", "turn_seconds", "duration_seconds")} | {
+                                          "created_at", "dealing", "turn_seconds", "duration_seconds",
+                                          "players_per_table", "teams")} | {
             "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]),
             "starts_at": _iso(doc["starts_at"]), "ends_at": _iso(doc["ends_at"]) if doc["ends_at"] else None}
 
@@ -392,38 +406,47 @@ class TournamentService:
                 "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
 
 
-def arena_pairings(doc: dict, pending: list[dict]) -> list[tuple[int, int | None]]:
-    """Whoever is free, by points then entry order, each with the next free one who was not their
-    last opponent (that one too when nobody else plays: two left alone meet again)."""
-    busy = {e for t in pending for e in (t["a"], t["b"])}
+def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
+    """Whoever is free, by points then entry order, in tables from the top: each the best-ranked
+    free entrant, then the next free who did not sit at its last table (anyone, when nobody else
+    plays: those left alone meet again)."""
+    busy = {e for t in pending for e in t["seats"]}
     points = [0] * len(doc["entrants"])
-    last: dict[int, int] = {}
+    last: dict[int, set[int]] = {}
     for result in played(doc):
-        points[result.a] += result.wins_a
-        if result.b is not None:
-            points[result.b] += result.wins_b
-            last[result.a], last[result.b] = result.b, result.a
+        for position, entrant in enumerate(result.seats):
+            points[entrant] += result.wins[position]
+            if len(result.seats) > 1:
+                last[entrant] = set(result.seats) - {entrant}
     free = sorted((e for e in range(len(doc["entrants"])) if e not in busy), key=lambda e: (-points[e], e))
-    pairings: list[tuple[int, int | None]] = []
-    while len(free) > 1:
-        first = free.pop(0)
-        other = next((e for e in free if last.get(first) != e), None)
-        if other is None and not busy and not pairings:
-            other = free[0]
-        if other is None:
-            break
-        free.remove(other)
-        pairings.append((first, other))
-    return pairings
+    size, tables = doc["players_per_table"], list[Table]()
+    while len(free) >= size:
+        seated = [free.pop(0)]
+        while len(seated) < size:
+            other = next((e for e in free if e not in last.get(seated[0], set())), None)
+            if other is None and not busy and not tables:
+                other = free[0]
+            if other is None:
+                return tables
+            free.remove(other)
+            seated.append(other)
+        tables.append(tuple(seated))
+    return tables
 
 
-def _seated(table: dict, index: int) -> tuple[int, int]:
-    """The entrants of seats 0 and 1 in a pairing's game `index`: they change seats each game."""
-    return (table["a"], table["b"]) if index % 2 == 0 else (table["b"], table["a"])
+def _seated(table: dict, index: int) -> list[int]:
+    """The entrant at each seat in a table's game `index`: one seat further round each game."""
+    shift = index % len(table["seats"])
+    return table["seats"][shift:] + table["seats"][:shift]
+
+
+def _most_rounds(doc: dict, entrants: int) -> int:
+    """Swiss rounds a field can play: at tables of two, as many as pair with no repeat."""
+    return max_swiss_rounds(entrants) if doc["players_per_table"] == 2 else MAX_ENTRANTS
 
 
 def _games_planned(doc: dict) -> int:
-    return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if t["b"] is not None)
+    return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) > 1)
 
 
 def _iso(epoch: float) -> str:
@@ -431,5 +454,5 @@ def _iso(epoch: float) -> str:
 
 
 def played(doc: dict) -> list[Played]:
-    return [Played(t["a"], t["b"], *t["result"]) for r in doc["rounds"] for t in r["pairings"]
-            if t["result"] is not None]
+    return [Played(tuple(t["seats"]), tuple(t["result"]["wins"]), t["result"]["games"], doc["teams"])
+            for r in doc["rounds"] for t in r["pairings"] if t["result"] is not None]

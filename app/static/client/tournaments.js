@@ -25,12 +25,14 @@ export async function tournamentsPage() {
   const rounds = h("input", { id: "t-rounds", type: "number", min: 1, max: 64, placeholder: "5" });
   const minutes = h("input", { id: "t-minutes", type: "number", min: 1, max: 1440, value: 10 });
   const turn = h("input", { id: "t-turn", type: "number", min: 10, max: 86400, value: 60 });
+  const size = h("select", { id: "t-size" }, [2, 3, 4].map((n) => h("option", { value: n }, n === 2 ? "2" : `${n} (Swiss, arena)`)));
 
   async function start(event) {
     event.preventDefault();
     const body = {
       format: format.value, rules: { preset: preset.value }, games_per_pairing: Number(games.value),
       entrants: [...bots.querySelectorAll("select")].map((s) => s.value).filter(Boolean), turn_seconds: Number(turn.value),
+      players_per_table: Number(size.value),
     };
     if (opens.value !== "" && Number(opens.value) > 0) body.starts_in_seconds = Math.round(Number(opens.value) * 60);
     if (format.value === "swiss" && rounds.value) body.rounds = Number(rounds.value);
@@ -50,7 +52,7 @@ export async function tournamentsPage() {
       h("label", {}, "Format", format), h("label", {}, "Rules", preset), bots,
       h("p", {}, h("button", { type: "button", class: "small", onclick: () => bots.append(botChoice("casual")) }, "Add a bot")),
       h("label", {}, "Open for people (minutes, 0: start now)", opens),
-      h("label", {}, "Games a pairing", games), h("label", {}, "Swiss rounds", rounds),
+      h("label", {}, "Players a table", size), h("label", {}, "Games a table", games), h("label", {}, "Swiss rounds", rounds),
       h("label", {}, "Arena minutes", minutes), h("label", {}, "Seconds a turn (people)", turn),
       h("button", { type: "submit", id: "start-tournament" }, "Create the tournament"), message)),
   h("section", { class: "panel" }, h("h2", {}, "Latest"),
@@ -96,7 +98,8 @@ export function tournamentPage(tournamentId) {
       : t.ends_at && t.status === "running" ? ` · pairs until ${new Date(t.ends_at).toLocaleTimeString()}` : "";
     show(h("section", { class: "panel" },
       h("h1", {}, `${FORMATS[t.format]}: ${t.names.length} entrants`),
-      h("p", { id: "t-status" }, `${t.rules.preset} · ${t.status}${when} · ${t.games_per_pairing} game(s) a pairing`
+      h("p", { id: "t-status" }, `${t.rules.preset} · ${t.status}${when} · ${t.games_per_pairing} game(s) a table of `
+        + `${t.players_per_table}${t.teams ? " in partnerships" : ""}`
         + (t.rounds_total ? ` · round ${t.rounds_played} of ${t.rounds_total}` : ` · ${t.rounds_played} rounds`)
         + (t.rated ? " · rated" : "")),
       t.status === "open" && mine < 0
@@ -141,9 +144,10 @@ export function tournamentPage(tournamentId) {
 }
 
 function pairingText(t, p) {
-  if (p.b === null) return `${t.names[p.a]} (bye)`;
-  const score = p.result ? ` ${p.result[0]}–${p.result[1]}` : p.wins ? ` ${p.wins[0]}–${p.wins[1]}…` : " …";
-  return `${t.names[p.a]} vs ${t.names[p.b]}${score}`;
+  if (p.seats.length === 1) return `${t.names[p.seats[0]]} (bye)`;
+  const wins = p.result ? p.result.wins : p.wins;
+  const score = wins ? ` ${wins.join("–")}${p.result ? "" : "…"}` : " …";
+  return `${p.seats.map((e) => t.names[e]).join(" vs ")}${score}`;
 }
 
 function pairingLink(p) {
