@@ -92,6 +92,14 @@ def server(redis_url):
     http.shutdown()
 
 
+@pytest.fixture
+def worker(server, redis_url):
+    """A `ronda worker` on the server's queue, stopped after the test."""
+    process = start_worker(redis_url, server[1], stall_seconds=1)
+    yield process
+    stop(process)
+
+
 def finished(base, tournament_id, seconds=120):
     deadline = time.monotonic() + seconds
     while (found := requests.get(f"{base}/tournaments/{tournament_id}").json())["status"] != "finished":
@@ -194,105 +202,93 @@ def play_game(base, headers, game_id, deadline):
 
 
 @pytest.mark.slow
-def test_a_swiss_at_tables_of_four_in_partnerships_and_an_arena_at_tables_of_three(server, redis_url):
-    base, queue = server
-    worker = start_worker(redis_url, queue, stall_seconds=1)
-    try:
-        swiss = requests.post(f"{base}/tournaments", json={
-            "format": "swiss", "players_per_table": 4, "rounds": 2, "games_per_pairing": 1,
-            "rules": {"preset": "classic"}, "entrants": ["greedy", "casual", "random"] * 3}).json()
-        arena = requests.post(f"{base}/tournaments", json={
-            "format": "arena", "players_per_table": 3, "duration_seconds": 5, "games_per_pairing": 1,
-            "rules": {"preset": "simple"}, "entrants": ["greedy", "casual", "random"] * 2}).json()
-        assert swiss["teams"] and not arena["teams"]
-        done = finished(base, swiss["id"])
-        for r in done["rounds"]:
-            sizes = sorted(len(t["seats"]) for t in r["pairings"])
-            assert sizes == [1, 4, 4]  # nine entrants: two tables of four and a bye
-            for table in (t for t in r["pairings"] if len(t["seats"]) == 4):
-                wins = table["result"]["wins"]
-                assert wins[0] == wins[2] and wins[1] == wins[3] and wins[0] + wins[1] == 1, table  # partners
-        first, second = ({frozenset(t["seats"]) for t in r["pairings"]} for r in done["rounds"])
-        assert not first & second
-        assert sum(row["points"] for row in done["standings"]) == 2 * (2 * 2 + 1)  # each game: two partners; a bye
-        ended = finished(base, arena["id"])
-        tables = [t for r in ended["rounds"] for t in r["pairings"]]
-        assert tables and all(len(t["seats"]) == 3 and sum(t["result"]["wins"]) <= 1 for t in tables)
-        assert sum(row["points"] for row in ended["standings"]) == sum(sum(t["result"]["wins"]) for t in tables)
-    finally:
-        stop(worker)
+def test_a_swiss_at_tables_of_four_in_partnerships_and_an_arena_at_tables_of_three(server, worker):
+    base, _ = server
+    swiss = requests.post(f"{base}/tournaments", json={
+        "format": "swiss", "players_per_table": 4, "rounds": 2, "games_per_pairing": 1,
+        "rules": {"preset": "classic"}, "entrants": ["greedy", "casual", "random"] * 3}).json()
+    arena = requests.post(f"{base}/tournaments", json={
+        "format": "arena", "players_per_table": 3, "duration_seconds": 5, "games_per_pairing": 1,
+        "rules": {"preset": "simple"}, "entrants": ["greedy", "casual", "random"] * 2}).json()
+    assert swiss["teams"] and not arena["teams"]
+    done = finished(base, swiss["id"])
+    for r in done["rounds"]:
+        sizes = sorted(len(t["seats"]) for t in r["pairings"])
+        assert sizes == [1, 4, 4]  # nine entrants: two tables of four and a bye
+        for table in (t for t in r["pairings"] if len(t["seats"]) == 4):
+            wins = table["result"]["wins"]
+            assert wins[0] == wins[2] and wins[1] == wins[3] and wins[0] + wins[1] == 1, table  # partners
+    first, second = ({frozenset(t["seats"]) for t in r["pairings"]} for r in done["rounds"])
+    assert not first & second
+    assert sum(row["points"] for row in done["standings"]) == 2 * (2 * 2 + 1)  # each game: two partners; a bye
+    ended = finished(base, arena["id"])
+    tables = [t for r in ended["rounds"] for t in r["pairings"]]
+    assert tables and all(len(t["seats"]) == 3 and sum(t["result"]["wins"]) <= 1 for t in tables)
+    assert sum(row["points"] for row in ended["standings"]) == sum(sum(t["result"]["wins"]) for t in tables)
 
 
 @pytest.mark.slow
-def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_game(server, redis_url):
-    base, queue = server
-    worker = start_worker(redis_url, queue, stall_seconds=1)
-    try:
-        tournament = requests.post(f"{base}/tournaments", json={
-            "format": "round_robin", "entrants": ["random"], "starts_in_seconds": 3, "games_per_pairing": 1,
-            "turn_seconds": 3, "rules": {"preset": "simple"}}).json()
-        assert tournament["status"] == "open" and tournament["rounds"] == []
-        (amina, amina_auth), (omar, omar_auth) = player(base, "Amina"), player(base, "Omar")
-        entered = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth)
-        assert entered.status_code == 200 and entered.json()["names"] == ["random", "Amina"]
-        again = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth).json()
-        assert again["entrants"] == ["random", f"player:{amina}"], "entering twice changes nothing"
-        with_omar = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=omar_auth).json()
-        assert with_omar["entrants"][2] == f"player:{omar}" and with_omar["status"] == "open"
-        assert requests.post(f"{base}/tournaments/{tournament['id']}/entrants").status_code == 401
-        notices = play_every_game_of(base, amina_auth, tournament["id"])  # Omar never moves
-        done = finished(base, tournament["id"])
-        late = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=player(base, "Late")[1])
-        assert late.status_code == 409 and late.json()["code"] == "tournament_closed"
-        rounds = [n for n in notices if n["type"] == "tournament_round"]
-        assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
-        byes = [t for r in done["rounds"] for t in r["pairings"] if len(t["seats"]) == 1]
-        assert len(done["rounds"]) == 3 and len(byes) == 3
-        points = {row["name"]: row["points"] for row in done["standings"]}
-        omar_row = next(row for row in done["crosstable"] if row["name"] == "Omar")
-        assert [cell["wins"] for cell in omar_row["against"]] == [0, 0], "a seat that never moves loses each game"
-        assert points["Omar"] == 1 and points["Amina"] >= 1 + 1  # the bye's game; Amina's bye and Omar's game
-        meeting = next(t for r in done["rounds"] for t in r["pairings"] if set(t["seats"]) == {1, 2})
-        game = requests.get(f"{base}/games/{meeting['games'][0]}").json()
-        assert game["outcome"]["reason"] == "forfeit" and game["seats"][game["outcome"]["seat"]]["name"] == "Omar"
-        assert game["rated"], "people's games of a tournament dealt by the server are rated"
-        omar_games = requests.get(f"{base}/players/me/games", params={"status": "finished"}, headers=omar_auth).json()
-        assert {g["id"] for g in omar_games} >= {t["games"][0] for r in done["rounds"] for t in r["pairings"]
-                                                  if t["games"] and 2 in t["seats"]}
-    finally:
-        stop(worker)
+def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_game(server, worker):
+    base, _ = server
+    tournament = requests.post(f"{base}/tournaments", json={
+        "format": "round_robin", "entrants": ["random"], "starts_in_seconds": 3, "games_per_pairing": 1,
+        "turn_seconds": 3, "rules": {"preset": "simple"}}).json()
+    assert tournament["status"] == "open" and tournament["rounds"] == []
+    (amina, amina_auth), (omar, omar_auth) = player(base, "Amina"), player(base, "Omar")
+    entered = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth)
+    assert entered.status_code == 200 and entered.json()["names"] == ["random", "Amina"]
+    again = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=amina_auth).json()
+    assert again["entrants"] == ["random", f"player:{amina}"], "entering twice changes nothing"
+    with_omar = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=omar_auth).json()
+    assert with_omar["entrants"][2] == f"player:{omar}" and with_omar["status"] == "open"
+    assert requests.post(f"{base}/tournaments/{tournament['id']}/entrants").status_code == 401
+    notices = play_every_game_of(base, amina_auth, tournament["id"])  # Omar never moves
+    done = finished(base, tournament["id"])
+    late = requests.post(f"{base}/tournaments/{tournament['id']}/entrants", headers=player(base, "Late")[1])
+    assert late.status_code == 409 and late.json()["code"] == "tournament_closed"
+    rounds = [n for n in notices if n["type"] == "tournament_round"]
+    assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
+    byes = [t for r in done["rounds"] for t in r["pairings"] if len(t["seats"]) == 1]
+    assert len(done["rounds"]) == 3 and len(byes) == 3
+    points = {row["name"]: row["points"] for row in done["standings"]}
+    omar_row = next(row for row in done["crosstable"] if row["name"] == "Omar")
+    assert [cell["wins"] for cell in omar_row["against"]] == [0, 0], "a seat that never moves loses each game"
+    assert points["Omar"] == 1 and points["Amina"] >= 1 + 1  # the bye's game; Amina's bye and Omar's game
+    meeting = next(t for r in done["rounds"] for t in r["pairings"] if set(t["seats"]) == {1, 2})
+    game = requests.get(f"{base}/games/{meeting['games'][0]}").json()
+    assert game["outcome"]["reason"] == "forfeit" and game["seats"][game["outcome"]["seat"]]["name"] == "Omar"
+    assert game["rated"], "people's games of a tournament dealt by the server are rated"
+    omar_games = requests.get(f"{base}/players/me/games", params={"status": "finished"}, headers=omar_auth).json()
+    assert {g["id"] for g in omar_games} >= {t["games"][0] for r in done["rounds"] for t in r["pairings"]
+                                              if t["games"] and 2 in t["seats"]}
 
 
 @pytest.mark.slow
-def test_an_arena_pairs_whoever_is_free_until_its_time_is_up_and_its_stream_resumes(server, redis_url):
-    base, queue = server
-    worker = start_worker(redis_url, queue, stall_seconds=1)
-    try:
-        arena = requests.post(f"{base}/tournaments", json={
-            "format": "arena", "entrants": ["greedy", "random", "casual", "greedy", "random"], "duration_seconds": 6,
-            "games_per_pairing": 1, "rules": {"preset": "simple"}}).json()
-        events: list[tuple[str, dict]] = []
-        reader = threading.Thread(target=read_stream, args=(f"{base}/tournaments/{arena['id']}/stream", events, {}))
-        reader.start()
-        done = finished(base, arena["id"])
-        reader.join(timeout=30)
-        assert len(done["rounds"]) >= 3 and done["ends_at"]
-        tables = [t for r in done["rounds"] for t in r["pairings"]]
-        assert all(len(t["seats"]) == 2 and t["result"] is not None for t in tables), "an arena has no byes"
-        assert sum(row["points"] for row in done["standings"]) == sum(t["result"]["games"] for t in tables)
-        for entrant in range(5):  # nobody plays two pairings at once
-            own = [r["round"] for r in done["rounds"] for t in r["pairings"] if entrant in t["seats"]]
-            assert len(own) == len(set(own))
-        standings = [data for kind, data in events if kind == "standings"]
-        assert standings[-1]["status"] == "finished" and standings[-1]["revision"] == done["revision"]
-        seen = [data["round"] for kind, data in events if kind == "round"]  # the stream opened after round 0
-        assert seen == list(range(seen[0], len(done["rounds"]))) and seen[0] <= 1
-        middle = [data["_id"] for kind, data in events if kind == "standings"][1]
-        resumed: list[tuple[str, dict]] = []
-        read_stream(f"{base}/tournaments/{arena['id']}/stream", resumed, {"Last-Event-ID": middle})
-        assert resumed == events[[*ids_of(events)].index(middle) + 1:], "resumed just after that event"
-    finally:
-        stop(worker)
+def test_an_arena_pairs_whoever_is_free_until_its_time_is_up_and_its_stream_resumes(server, worker):
+    base, _ = server
+    arena = requests.post(f"{base}/tournaments", json={
+        "format": "arena", "entrants": ["greedy", "random", "casual", "greedy", "random"], "duration_seconds": 6,
+        "games_per_pairing": 1, "rules": {"preset": "simple"}}).json()
+    events: list[tuple[str, dict]] = []
+    reader = threading.Thread(target=read_stream, args=(f"{base}/tournaments/{arena['id']}/stream", events, {}))
+    reader.start()
+    done = finished(base, arena["id"])
+    reader.join(timeout=30)
+    assert len(done["rounds"]) >= 3 and done["ends_at"]
+    tables = [t for r in done["rounds"] for t in r["pairings"]]
+    assert all(len(t["seats"]) == 2 and t["result"] is not None for t in tables), "an arena has no byes"
+    assert sum(row["points"] for row in done["standings"]) == sum(t["result"]["games"] for t in tables)
+    for entrant in range(5):  # nobody plays two pairings at once
+        own = [r["round"] for r in done["rounds"] for t in r["pairings"] if entrant in t["seats"]]
+        assert len(own) == len(set(own))
+    standings = [data for kind, data in events if kind == "standings"]
+    assert standings[-1]["status"] == "finished" and standings[-1]["revision"] == done["revision"]
+    seen = [data["round"] for kind, data in events if kind == "round"]  # the stream opened after round 0
+    assert seen == list(range(seen[0], len(done["rounds"]))) and seen[0] <= 1
+    middle = [data["_id"] for kind, data in events if kind == "standings"][1]
+    resumed: list[tuple[str, dict]] = []
+    read_stream(f"{base}/tournaments/{arena['id']}/stream", resumed, {"Last-Event-ID": middle})
+    assert resumed == events[[*ids_of(events)].index(middle) + 1:], "resumed just after that event"
 
 
 def read_stream(url, events, headers):
