@@ -59,7 +59,8 @@ def main(argv=None) -> int:
                                                  "entrants": [kinds[i % len(kinds)] for i in range(16)]},
                  16 * 15 * per)):
             run(app, label, lambda request=request: tournaments.create(
-                {**request, "games_per_pairing": per, "turn_seconds": 60, "rules": {"preset": "classic"}}, "public"),
+                {**request, "games_per_pairing": per, "turn_seconds": 60, "players_per_table": 2,
+                 "rules": {"preset": "classic"}}, "public"),
                 lambda made: tournaments.view(made["id"])["status"] == "finished", games)
         run(app, "a plain match", lambda: app.services.matches.create_match(
             {"bots": kinds[:2], "games": 16 * 15 * per, "rules": {"preset": "classic"}}, "bench", 0),

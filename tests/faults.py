@@ -79,8 +79,14 @@ def children(pid: int) -> list[int]:
 
 
 def stop(process):
+    """SIGTERM, and the process gone within 15 s (else it is killed, and the test fails: a worker
+    must stop when asked)."""
     process.terminate()
-    process.wait(timeout=15)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
 
 
 def stop_all(processes, seconds: float = 15):

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_short_chaos_soak_breaks_no_invariant():
-    run = subprocess.run([sys.executable, "bench/chaos.py", "--seconds", "45", "--seed", "7", "--fault-every", "5"],
+    run = subprocess.run([sys.executable, "bench/chaos.py", "--seconds", "30", "--seed", "7", "--fault-every", "4"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     report = json.loads(run.stdout[run.stdout.index("{"):run.stdout.rindex("}") + 1])
     print(run.stdout)

@@ -269,7 +269,7 @@ def test_a_match_and_a_tournament_finish_and_count_each_game_once_after_redis_lo
                                         "fault-test", cap=0)["id"]
         tournament_id = tournaments.create({"format": "round_robin", "entrants": ["casual", "greedy", "random"],
                                             "cycles": 2, "games_per_pairing": 14, "turn_seconds": 60,
-                                            "rules": {"preset": "simple"}}, "public")["id"]
+                                            "players_per_table": 2, "rules": {"preset": "simple"}}, "public")["id"]
         wait_for(lambda: matches.status(match_id)["games_done"] >= 50, 300, "50 games played")
         assert tournaments.view(tournament_id)["status"] == "running"
         assert server.crash()[2] > 0, "the last second held writes to lose"

@@ -280,7 +280,7 @@ def test_the_creator_sees_a_friend_join_and_whose_turn_it_is_without_a_reload(br
         friend.click("button[type=submit]")
         expect(friend.locator("#hand")).to_be_visible()
         expect(creator.locator(".seats-row")).to_contain_text("Youssef", timeout=5_000)
-        expect(creator.locator("#log")).to_contain_text("Youssef takes seat 1")
+        expect(creator.locator("#log")).to_contain_text("Youssef takes seat 2")
         if first == "creator":
             expect(creator.locator("#status")).to_contain_text("Your turn", timeout=5_000)
             expect(friend.locator("#status")).to_contain_text("Waiting for Amina")
@@ -464,7 +464,9 @@ def test_quick_play_brings_two_browsers_to_one_game_then_a_rematch_and_a_third_d
         expect(amina.locator("#status")).to_contain_text("Waiting for players", timeout=10_000)
         next_id = amina.url.rsplit("/", 1)[1]
         assert next_id != game_id
-        omar.click("#rematch")
+        expect(omar.locator("#rematch-offer")).to_contain_text("Amina asks for a rematch", timeout=10_000)
+        omar.screenshot(path=SCREENSHOTS / "rematch-offered.png", full_page=True)
+        omar.click("#accept-rematch")
         expect(omar.locator("#hand")).to_be_visible(timeout=10_000)
         assert omar.url.rsplit("/", 1)[1] == next_id
         expect(amina.locator(".seats-row")).to_contain_text("Omar", timeout=10_000)
@@ -514,3 +516,47 @@ def test_the_tournaments_page_starts_one_follows_it_live_and_a_player_enters_an_
     page.goto(f"{live_server}/#/tournaments")
     expect(page.locator("#tournaments")).to_contain_text("Swiss · 2 entrants · open")
     page.screenshot(path=str(SCREENSHOTS / "tournaments.png"), full_page=True)
+
+
+def test_quick_play_cancel_leaves_the_queue_at_once_and_start_is_disabled_while_waiting(page, live_server):
+    page.goto(f"{live_server}/#/play")
+    page.fill("#qp-name", "Waiter")
+    page.select_option("#qp-bot-fill", "")
+    page.fill("#qp-wait", "120")
+    page.click("#qp-start")
+    expect(page.locator("#qp-cancel")).to_be_visible()
+    expect(page.locator("#qp-start")).to_be_disabled()
+    page.click("#qp-cancel")
+    expect(page.locator("#qp-ended")).to_have_text("You left the queue.", timeout=5_000)  # not the long poll's 25 s
+    expect(page.locator("#qp-start")).to_be_enabled()
+    page.click("#qp-start")  # a new ticket: the cancelled one is no ticket_exists
+    expect(page.locator("#qp-cancel")).to_be_visible()
+    assert page.locator("#quick-message").inner_text() == ""
+    page.click("#qp-cancel")
+    expect(page.locator("#qp-ended")).to_be_visible(timeout=5_000)
+
+
+def test_a_game_made_in_the_lobby_or_joined_by_invite_is_in_your_games_and_an_open_one_can_be_returned_to(
+        browser, live_server):
+    creator = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    game_id = create_in_lobby(creator, live_server)  # against a bot: it starts at once
+    creator.goto(f"{live_server}/#/me")
+    expect(creator.locator("#my-active")).to_contain_text("Tester")
+    creator.goto(f"{live_server}/")
+    creator.select_option("[data-seat='1']", "open")
+    creator.click("#create")
+    expect(creator.locator("#hand, #status").first).to_be_visible()
+    opened = creator.url.rsplit("/", 1)[1]
+    assert opened != game_id
+    creator.goto(f"{live_server}/#/me")
+    creator.click(f"#my-open a[href='#/games/{opened}']")
+    expect(creator.locator("#status")).to_contain_text("Waiting for players")
+    friend = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    friend.goto(f"{live_server}/#/join/{opened}/1")
+    friend.fill("#name", "Friend")
+    friend.click("button[type=submit]")
+    expect(friend.locator("#hand")).to_be_visible()
+    friend.goto(f"{live_server}/#/me")
+    expect(friend.locator("#my-active")).to_contain_text("Friend")
+    creator.context.close()
+    friend.context.close()

@@ -107,6 +107,17 @@ def test_a_move_made_offline_waits_until_it_is_sent(browser, live_server):
         context.set_offline(False)  # back online: the move goes by itself
         expect(page.locator("#notice")).to_have_count(0, timeout=10_000)
         assert requests.get(f"{live_server}/games/{game['id']}").json()["version"] > version
+        # The server down (connections refused), the browser online: the move goes once it answers.
+        version = requests.get(f"{live_server}/games/{game['id']}").json()["version"]
+        sit_at(page, live_server, game["id"], 1, tokens[1])
+        expect(page.locator("#hand button.card.legal").first).to_be_visible()
+        page.route("**/games/**", lambda route: route.abort("connectionrefused"))
+        page.locator("#hand button.card.legal").first.click()
+        expect(notice).to_contain_text("the server did not answer")
+        page.wait_for_timeout(1500)
+        page.unroute("**/games/**")
+        expect(page.locator("#notice")).to_have_count(0, timeout=10_000)
+        assert requests.get(f"{live_server}/games/{game['id']}").json()["version"] > version
         # A move cancelled while offline is never sent.
         game, tokens = game_with(live_server, [{"type": "human", "name": "A"}, {"type": "human", "name": "B"}],
                                  preset="simple", first_dealer=1)
@@ -131,19 +142,19 @@ def test_a_creator_opening_their_own_invite_is_told_no_and_keeps_their_seat(page
     expect(page.locator("#invites")).to_be_visible()
     game_id = page.url.rsplit("/", 1)[1]
     token = page.evaluate(f"localStorage.getItem('ronda:seat:{game_id}')")
-    expect(page.locator("#invite-1")).to_have_text("Invite link for seat 1")
-    expect(page.locator("#invites button.copy")).to_have_attribute("aria-label", "Copy the invite link for seat 1")
+    expect(page.locator("#invite-1")).to_have_text("Invite link for seat 2")
+    expect(page.locator("#invites button.copy")).to_have_attribute("aria-label", "Copy the invite link for seat 2")
     page.goto(page.locator("#invite-1").get_attribute("href"))
-    expect(page.locator("h1")).to_contain_text("Host invites you to seat 1")
+    expect(page.locator("h1")).to_contain_text("Host invites you to seat 2")
     expect(page.locator("#invite-rules")).to_contain_text("classic rules, 2 players, first to 41")
-    expect(page.locator("#seat-taken")).to_contain_text("already holds seat 0")
+    expect(page.locator("#seat-taken")).to_contain_text("already holds seat 1")
     expect(page.locator("form")).to_have_count(0)
     assert page.evaluate(f"localStorage.getItem('ronda:seat:{game_id}')") == token
     # A friend's browser, after the seat is taken, is told so before any click.
     requests.post(f"{live_server}/games/{game_id}/seats/1", json={"name": "Friend"})
     page.evaluate(f"localStorage.removeItem('ronda:seat:{game_id}')")
     page.reload()
-    expect(page.locator("h1")).to_have_text("Seat 1 is taken")
+    expect(page.locator("h1")).to_have_text("Seat 2 is taken")
     expect(page.locator("#seat-taken")).to_contain_text("Friend sits there already")
 
 

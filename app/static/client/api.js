@@ -60,6 +60,6 @@ export async function eventsAfter(gameId, token, after = 0) {
   }
 }
 
-export async function claimSeat(gameId, seat, name) {
-  return post(`/games/${gameId}/seats/${seat}`, { name: name || "Guest" });
+export async function claimSeat(gameId, seat, name, token) {
+  return post(`/games/${gameId}/seats/${seat}`, { name: name || "Guest" }, { token });
 }

@@ -12,6 +12,7 @@ const describeAction = (action) => action.type === "play" ? `the ${cardName(acti
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 4000;
+const UNREACHABLE = [502, 503, 504]; // a proxy's answers for a server that is not there
 
 export async function openGame(gameId) {
   // A seat kept in this browser, else the player's own seat in the game, if they hold one.
@@ -39,6 +40,7 @@ export async function openGame(gameId) {
   let readAgain = false;
   let stopped = false;
   let retryDelay = RETRY_FIRST_MS;
+  let sendDelay = RETRY_FIRST_MS;
 
   const changed = () => listeners.forEach((listener) => listener(state));
 
@@ -63,6 +65,9 @@ export async function openGame(gameId) {
       if (state.notice?.reading) state.notice = null;
       if (state.notice?.pending && !state.view.legal_actions.some((legal) => sameAction(legal, state.notice.retry))) {
         state.notice = { text: "Your move was never sent, and it no longer stands: the game moved on. Choose again." };
+      } else if (state.notice?.pending) { // the server answers again: the waiting move goes now
+        setTimeout(() => stopped || sendPending(), sendDelay);
+        sendDelay = Math.min(sendDelay * 2, RETRY_MAX_MS); // a server that reads but will not write is not hammered
       }
     } catch (error) {
       // A move waiting to be sent stays on screen: the failed read is said by the connection line.
@@ -85,6 +90,7 @@ export async function openGame(gameId) {
     try {
       const result = await post(`/games/${gameId}/actions`, action, { token, version: state.view.version });
       accept(result.game);
+      sendDelay = RETRY_FIRST_MS;
     } catch (error) {
       if (error.status === 412) { // someone acted first: read again, then offer the move again if it still stands
         accept(await get(viewPath, { token }));
@@ -92,9 +98,11 @@ export async function openGame(gameId) {
         state.notice = still
           ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
           : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
-      } else if (error.status === undefined) { // offline: the move waits until it is sent or cancelled
-        state.notice = { text: `Your move (${describeAction(action)}) is not sent yet: the connection dropped. It waits here, `
-          + "and goes as soon as the network is back.", retry: action, pending: true };
+      } else if (error.status === undefined || UNREACHABLE.includes(error.status)) { // it waits until sent or cancelled
+        const side = error.status === undefined && !navigator.onLine
+          ? ["your connection dropped", "the network is back"] : ["the server did not answer", "it answers again"];
+        state.notice = { text: `Your move (${describeAction(action)}) is not sent yet: ${side[0]}. It waits here, `
+          + `and goes as soon as ${side[1]}.`, retry: action, pending: true };
         refresh();
       } else {
         state.notice = { text: errorText(error) };

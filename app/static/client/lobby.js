@@ -2,7 +2,7 @@
 import { errorText, get, getPage, post } from "./api.js";
 import { h, link, show } from "./dom.js";
 import { seatName } from "./words.js";
-import { playerName, rememberName, saveSeat, savedSeat, takeSeat } from "./session.js";
+import { ensurePlayer, playerName, rememberName, saveSeat, savedSeat, takeSeat } from "./session.js";
 
 const LIST_REFRESH_MS = 3000;
 const PAGE_SIZE = 20;
@@ -18,7 +18,7 @@ export async function lobby() {
   const target = h("input", { id: "target", name: "target", type: "number", min: 1, max: 1000, placeholder: "41" });
 
   function seatChoice(seat) {
-    return h("label", {}, `Seat ${seat}`, h("select", { name: `seat${seat}`, "data-seat": seat },
+    return h("label", {}, `Seat ${seat + 1}`, h("select", { name: `seat${seat}`, "data-seat": seat },
       levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" },
         `Level ${level.level}: ${level.bot}. ${level.summary}`)),
       h("option", { value: "open" }, "open for a friend")));
@@ -38,14 +38,16 @@ export async function lobby() {
   async function create(event) {
     event.preventDefault();
     rememberName(name.value.trim());
-    const seats = [{ type: "human", name: name.value.trim() || "You" }];
+    const seats = [{ type: "human", name: name.value.trim() || "You", mine: true }];
     for (const select of others.querySelectorAll("select")) {
       seats.push(select.value === "open" ? { type: "open" } : { type: "bot", level: Number(select.value) });
     }
     const rules = { preset: preset.value };
     if (target.value) rules.target = Number(target.value);
     try {
-      const created = await post("/games", { players: Number(players.value), rules, seats });
+      // The creator's seat is their player's: the game is in their games, on any device.
+      const me = await ensurePlayer(name.value.trim());
+      const created = await post("/games", { players: Number(players.value), rules, seats }, { token: me.token });
       saveSeat(created.game.id, 0, created.tokens[0].token);
       location.hash = `#/games/${created.game.id}`;
     } catch (error) {
@@ -88,7 +90,7 @@ export async function lobby() {
       h("span", {}, `${game.preset}, ${game.players} players: ${describeSeats(game)}`),
       game.seats.filter((s) => s.type === "open").map((s) => savedSeat(game.id)
         ? h("span", { class: "muted" }, "your game")
-        : h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
+        : h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat + 1}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
     activeList.replaceChildren(...(active.length ? active.map((game) => h("li", {},
       h("span", {}, `${game.preset}: ${describeSeats(game)} (${game.scores.join(" – ")})`),
       h("a", { class: "button small", href: `#/games/${game.id}` }, "Watch"))) : [h("li", { class: "muted" }, "No game in play.")]));

@@ -17,8 +17,10 @@ export async function quickPlay() {
     levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" }, `a level ${level.level} bot (${level.bot})`)));
   const wait = h("input", { id: "qp-wait", type: "number", min: 1, max: 600, value: 30 });
   const waiting = h("section", { class: "panel", id: "waiting", hidden: true, "aria-live": "polite" });
+  const startButton = h("button", { type: "submit", id: "qp-start" }, "Quick play");
   let ticket = null;
   let stopped = false;
+  let left = false; // cancelled here: a long poll still under way answers for nobody
 
   function refreshPlayers() {
     const counts = presets.find((p) => p.name === preset.value).players.filter((n) => n === 2 || n === 4);
@@ -37,26 +39,42 @@ export async function quickPlay() {
       h("button", { id: "qp-cancel", onclick: cancel }, "Cancel"));
   }
 
+  function ended() {
+    startButton.disabled = false;
+    waiting.replaceChildren(h("p", { id: "qp-ended" }, ticket.status === "expired"
+      ? "Nobody came in time. Try again, or let a bot fill the seats." : "You left the queue."));
+  }
+
   async function follow(me) {
-    while (!stopped && ticket.status === "waiting") {
+    while (!stopped && !left && ticket.status === "waiting") {
       showWaiting();
-      ticket = await get(`/matchmaking/tickets/${ticket.id}?wait_seconds=${WAIT_SECONDS}`, { token: me.token });
+      const next = await get(`/matchmaking/tickets/${ticket.id}?wait_seconds=${WAIT_SECONDS}`, { token: me.token });
+      if (left) return;
+      ticket = next;
     }
-    if (stopped) return;
+    if (stopped || left) return;
     if (ticket.status === "matched") {
       saveSeat(ticket.game_id, ticket.seat, me.token);
       location.hash = `#/games/${ticket.game_id}`;
     } else {
-      waiting.replaceChildren(h("p", { id: "qp-ended" }, ticket.status === "expired"
-        ? "Nobody came in time. Try again, or let a bot fill the seats." : "You left the queue."));
+      ended();
     }
   }
 
-  async function cancel() {
+  // At once: the queue is left when the server says so, not when the long poll next answers.
+  async function cancel(event) {
+    const button = event?.target;
+    if (button) button.disabled = true;
     const me = savedPlayer();
     try {
-      ticket = await call("DELETE", `/matchmaking/tickets/${ticket.id}`, { token: me.token });
+      const cancelled = await call("DELETE", `/matchmaking/tickets/${ticket.id}`, { token: me.token });
+      if (cancelled.status !== "matched") {
+        left = true;
+        ticket = cancelled;
+        ended();
+      }
     } catch (error) {
+      if (button) button.disabled = false;
       if (error.body?.status_now !== "matched") message.textContent = errorText(error); // else: the match stands
     }
   }
@@ -64,6 +82,8 @@ export async function quickPlay() {
   async function start(event) {
     event.preventDefault();
     message.textContent = "";
+    startButton.disabled = true; // one ticket at a time: a second press would be a ticket_exists
+    left = false;
     try {
       const me = await ensurePlayer(name.value.trim());
       ticket = await post("/matchmaking/tickets", {
@@ -72,6 +92,7 @@ export async function quickPlay() {
       }, { token: me.token });
       await follow(me);
     } catch (error) {
+      startButton.disabled = false;
       message.textContent = errorText(error);
     }
   }
@@ -85,7 +106,7 @@ export async function quickPlay() {
       h("label", { class: "check" }, rated, " Rated (counts on the leaderboard)"),
       h("label", {}, "If nobody comes", fill),
       h("label", {}, "Wait at most (seconds)", wait),
-      h("button", { type: "submit", id: "qp-start" }, "Quick play"),
+      startButton,
       message)), waiting);
   return () => {
     stopped = true;
@@ -112,7 +133,8 @@ export async function myGames() {
       useKey));
     return;
   }
-  const [active, finished, record] = await Promise.all([
+  const [open, active, finished, record] = await Promise.all([
+    get("/players/me/games?status=open&page_size=50", { token: me.token }),
     get("/players/me/games?status=active&page_size=50", { token: me.token }),
     get("/players/me/games?status=finished&page_size=20", { token: me.token }),
     get("/players/me", { token: me.token })]);
@@ -123,6 +145,7 @@ export async function myGames() {
   show(h("section", { class: "panel" }, h("h1", {}, `${record.name}'s games`),
     h("p", { class: "muted" }, `${record.games} finished, ${record.wins} won`,
       record.ratings.map((r) => ` · ${r.pool}: ${Math.round(r.rating)}${r.provisional ? "?" : ""}`).join("")),
+    open.length ? [h("h2", {}, "Waiting for players"), h("ul", { class: "games", id: "my-open" }, open.map(row))] : null,
     h("h2", {}, "In play"), h("ul", { class: "games", id: "my-active" },
       active.length ? active.map(row) : h("li", { class: "muted" }, "None: try Quick play.")),
     h("h2", {}, "Finished"), h("ul", { class: "games", id: "my-finished" },

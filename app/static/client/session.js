@@ -64,11 +64,12 @@ export function rememberName(name) {
 export async function takeSeat(gameId, seat, name) {
   const held = savedSeat(gameId);
   if (held) {
-    throw new Error(`this browser already holds seat ${held.seat} of this game: send the invite to a friend, `
+    throw new Error(`this browser already holds seat ${held.seat + 1} of this game: send the invite to a friend, `
       + "or open it in another browser");
   }
   rememberName(name);
-  const claimed = await claimSeat(gameId, seat, name);
+  const me = await ensurePlayer(name); // the seat is the player's: listed in their games
+  const claimed = await claimSeat(gameId, seat, name, me.token);
   saveSeat(gameId, claimed.seat, claimed.token);
   return claimed;
 }

@@ -1,12 +1,14 @@
 // The table page draws a game's state (game.js) and nothing else: the seats around the felt (your
 // own at the bottom, partners across), the table in the middle, your hand below; the result when
 // it is over. It returns its unmount.
-import { errorText, get, post } from "./api.js";
+import { call, errorText, get, post } from "./api.js";
 import { cardBack, cardName, cardRow } from "./cards.js";
 import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
 import { playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
 import { campName, describe, holdingName, seatName } from "./words.js";
+
+const OFFER_LOOK_MS = 3000;
 
 // Where each seat sits, counted from the viewer's (or seat 0's) and going round in playing order.
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
@@ -18,6 +20,8 @@ export async function table(gameId) {
   let view = state.view;
   let rounds = null; // each round's scores, read once the game is over
   const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
+  let offered = null; // the rematch another seat asked for, until this seat accepts or declines it
+  let offerTimer = null;
 
   const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
     : action.type === "declare" ? `Declare ${holdingName(view.holding)}` : "Declare nothing";
@@ -77,7 +81,7 @@ export async function table(gameId) {
     const declared = view.declarations.filter((d) => d.seat === s);
     return h("div", { class: `seat place-${place}${awaited ? " awaited" : ""}${seat?.seat === s ? " me" : ""}${played?.seat === s ? " moved" : ""}`,
       "data-seat": s },
-    h("b", { class: "name" }, info.type === "open" ? `Open seat ${s}` : seatName(view, s)),
+    h("b", { class: "name" }, info.type === "open" ? `Open seat ${s + 1}` : seatName(view, s)),
     tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null,
     h("span", { class: "backs", role: "img", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
     h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`),
@@ -119,8 +123,8 @@ export async function table(gameId) {
     return h("section", { class: "panel invites", id: "invites" }, h("h2", {}, "Invite a friend"),
       open.map((s) => {
         const address = link(`/join/${gameId}/${s.seat}`);
-        return h("p", { class: "invite" }, h("a", { href: address, id: `invite-${s.seat}` }, `Invite link for seat ${s.seat}`), " ",
-          copyButton(address, `Copy the invite link for seat ${s.seat}`));
+        return h("p", { class: "invite" }, h("a", { href: address, id: `invite-${s.seat}` }, `Invite link for seat ${s.seat + 1}`), " ",
+          copyButton(address, `Copy the invite link for seat ${s.seat + 1}`));
       }));
   }
 
@@ -165,6 +169,7 @@ export async function table(gameId) {
       h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null,
         h("a", { class: "button", href: "#/" }, "New game"),
         h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step")),
+      offer(),
       rematchNotice,
       h("details", { class: "fairness" }, h("summary", {}, "Was the deal fair? The proof"),
         h("dl", {}, h("dt", {}, "Seed"), h("dd", {}, h("code", {}, view.seed)),
@@ -173,6 +178,38 @@ export async function table(gameId) {
         h("p", {}, check),
         h("p", {}, "To verify the deal: the SHA-256 of \"<salt>:<seed>\" must equal the commitment this game showed ",
           "from its creation; then every round's deck follows from the seed alone (", h("a", { href: "#/rules" }, "rules, §12"), ").")));
+  }
+
+  // Another seat's ask for a rematch, read every few seconds once the game is over (the server
+  // also tells the player's stream, `rematch_offered`): Accept takes this seat in it, Decline ends it.
+  function offer() {
+    if (!seat || !offered) return null;
+    const askers = offered.seats.filter((s) => s.type === "human").map((s) => s.name).join(", ");
+    return h("section", { class: "panel", id: "rematch-offer", role: "alert" },
+      h("p", {}, `${askers || "Another player"} asks for a rematch.`),
+      h("p", { class: "buttons" }, h("button", { id: "accept-rematch", onclick: rematch }, "Accept"),
+        h("button", { id: "decline-rematch", class: "secondary", onclick: decline }, "Decline")));
+  }
+
+  async function lookForOffer() {
+    if (!seat || view.status !== "finished") return;
+    const found = await get(`/games/${gameId}/rematch`).catch(() => null);
+    if (JSON.stringify(found) !== JSON.stringify(offered)) {
+      offered = found;
+      render();
+    }
+  }
+
+  async function decline() {
+    try {
+      await call("DELETE", `/games/${gameId}/rematch`, { token: seat.token });
+      offered = null;
+      clearInterval(offerTimer);
+      rematchNotice.textContent = "You declined the rematch.";
+      render();
+    } catch (error) {
+      rematchNotice.textContent = errorText(error);
+    }
   }
 
   // The next game, the same seats: the first to ask offers it, the others take their seats by asking too.
@@ -224,7 +261,11 @@ export async function table(gameId) {
 
   game.subscribe(render);
   render();
-  return () => game.stop();
+  offerTimer = setInterval(() => lookForOffer(), OFFER_LOOK_MS);
+  return () => {
+    clearInterval(offerTimer);
+    game.stop();
+  };
 }
 
 // An invite: who asks you to which seat of which game, before you take it; a taken seat says so.
@@ -236,13 +277,13 @@ export async function join(gameId, seatNumber) {
   const name = h("input", { id: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
   const message = h("p", { class: "error", role: "alert" });
   const others = invited.seats.filter((s) => s.seat !== seatNumber)
-    .map((s) => s.type === "open" ? `seat ${s.seat} open` : seatName(invited, s.seat)).join(", ");
+    .map((s) => s.type === "open" ? `seat ${s.seat + 1} open` : seatName(invited, s.seat)).join(", ");
   show(h("section", { class: "panel" },
-    h("h1", {}, taken ? `Seat ${seatNumber} is taken` : `${host ? seatName(invited, host.seat) : "Someone"} invites you to seat ${seatNumber}`),
+    h("h1", {}, taken ? `Seat ${seatNumber + 1} is taken` : `${host ? seatName(invited, host.seat) : "Someone"} invites you to seat ${seatNumber + 1}`),
     h("p", { id: "invite-rules" }, `${invited.preset} rules, ${invited.players} players, first to ${invited.rules?.target ?? "the target"}`,
       `${invited.rated ? ", rated" : ""}. At the table: ${others}. `, h("a", { href: "#/rules" }, "The rules")),
     taken ? h("p", { id: "seat-taken" }, `${seatName(invited, seatNumber)} sits there already.`)
-      : mine ? h("p", { id: "seat-taken" }, `This browser already holds seat ${mine.seat} of this game: send the invite to a friend, or open it in another browser.`)
+      : mine ? h("p", { id: "seat-taken" }, `This browser already holds seat ${mine.seat + 1} of this game: send the invite to a friend, or open it in another browser.`)
         : h("form", {
           onsubmit: async (event) => {
             event.preventDefault();

@@ -19,7 +19,7 @@ export function holdingName(holding) {
 // "#2" and "#3" (their seat numbers, counted from 1).
 export function seatName(game, seat) {
   const info = game.seats[seat];
-  if (!info) return `seat ${seat}`;
+  if (!info) return `seat ${seat + 1}`;
   const name = info.name || `Seat ${seat + 1}`;
   const twins = game.seats.filter((other) => (other.name || `Seat ${other.seat + 1}`) === name).length;
   return twins > 1 ? `${name} #${seat + 1}` : name;
@@ -58,7 +58,7 @@ export function describe(event, game) {
       return `Game over: ${camp(event.winner)} win${game.seats.filter((s) => game.camps[s.seat] === event.winner).length > 1 ? "" : "s"} ${event.scores.join(" – ")}.`;
     case "turn_timeout": return `${who(event.seat)} ran out of time (${event.missed ?? 1} in a row); the ${event.bot} bot played for them.`;
     case "seat_left": return `${who(event.seat)} left; the ${event.bot} bot plays the seat now.`;
-    case "seat_taken": return `${event.name} takes seat ${event.seat}.`;
+    case "seat_taken": return `${event.name} takes seat ${event.seat + 1}.`;
     default: return event.type;
   }
 }
