@@ -77,7 +77,12 @@ def test_the_result_says_who_won_by_round_offers_rematch_and_folds_the_proof(pag
         for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json()
         if e["type"] == "round_end"
     ]
-    expect(page.locator("#rounds tbody tr")).to_have_count(len(rounds))
+    # The round the game was won in, with no round_end of its own, is the last row, at the final scores.
+    ended_mid_round = not rounds or rounds[-1]["scores"] != final["scores"]
+    expect(page.locator("#rounds tbody tr")).to_have_count(len(rounds) + ended_mid_round)
+    last = page.locator("#rounds tbody tr").last.locator("td")
+    expect(last.nth(1)).to_have_text(str(final["scores"][0]))
+    expect(last.nth(2)).to_have_text(str(final["scores"][1]))
     expect(page.locator("#result")).to_contain_text(f"{final['seats'][final['winner']]['name']} won")
     expect(page.locator("#rematch")).to_be_visible()
     expect(page.locator("#result a", has_text="New game")).to_be_visible()
@@ -224,12 +229,13 @@ def test_axe_finds_nothing_critical_or_serious_on_any_page(page, live_server):
 def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):
     game, tokens = game_with(live_server, [{"type": "human", "name": "Phone"}, {"type": "bot", "bot": "random"}],
                              preset="simple", turn_timeout_seconds=600)
-    finished, _ = finished_game(live_server)
+    finished, finished_tokens = finished_game(live_server)
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     try:
         page = context.new_page()
         small = {}
-        for name, path in {"lobby": "/", "replay": f"/#/replay/{finished['id']}", "quick play": "/#/play"}.items():
+        for name, path in {"lobby": "/", "replay": f"/#/replay/{finished['id']}", "quick play": "/#/play",
+                           "tournaments": "/#/tournaments"}.items():
             page.goto(f"{live_server}{path}")
             page.locator("#main > *").first.wait_for()
             small[name] = too_small(page)
@@ -237,6 +243,9 @@ def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):
         expect(page.locator("#hand")).to_be_visible()
         small["table"] = too_small(page)
         page.screenshot(path=SCREENSHOTS / "table-phone.png", full_page=True)
+        sit_at(page, live_server, finished["id"], 0, finished_tokens[0])
+        expect(page.locator("#result")).to_be_visible()
+        small["result"] = too_small(page)
         assert {name: s for name, s in small.items() if s} == {}
     finally:
         context.close()
@@ -245,7 +254,8 @@ def test_every_control_is_a_finger_s_size_on_a_phone(browser, live_server):
 def too_small(page) -> list[str]:
     """Controls smaller than 44 × 44 CSS px (links inside a sentence excepted, as WCAG 2.5.8 does)."""
     return page.evaluate("""() => [...document.querySelectorAll(
-        'button, .button, nav a, select, input:not([type=hidden]), summary')].filter((e) => {
+        'button, .button, nav a, .brand, #watch-link, label.check, select, input:not([type=hidden]), summary'
+    )].filter((e) => {
         const box = e.getBoundingClientRect();
         if (!box.width || getComputedStyle(e).visibility === 'hidden') return false;
         const size = e.type === 'checkbox' ? 24 : 44;

@@ -19,6 +19,7 @@ export async function table(gameId) {
   const { seat } = state;
   let view = state.view;
   let rounds = null; // each round's scores, read once the game is over
+  let loadedRounds = false;
   const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
   let offered = null; // the rematch another seat asked for, until this seat accepts or declines it
   let offerTimer = null;
@@ -148,6 +149,7 @@ export async function table(gameId) {
       rounds = [];
       get(`/games/${gameId}/events?after=0&limit=2000`).then((events) => {
         rounds = events.filter((event) => event.type === "round_end");
+        loadedRounds = true;
         render();
       }).catch(() => {});
     }
@@ -160,12 +162,17 @@ export async function table(gameId) {
       });
     }
     const camps = [...new Set(view.camps)];
+    // A game won in the middle of a round has no round_end for it: its final scores are that round's row.
+    const ended = rounds.at(-1);
+    const rows = loadedRounds && (!ended || ended.scores.join() !== view.scores.join())
+      ? [...rounds, { round: (ended?.round ?? -1) + 1, scores: view.scores, last: true }] : rounds;
     return h("section", { class: "result panel", id: "result" },
       h("h2", { id: "outcome" }, outcome()),
       h("p", { id: "ending" }, ending()),
-      rounds.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": "Scores by round" }, h("table", { id: "rounds" },
+      rows.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": "Scores by round" }, h("table", { id: "rounds" },
         h("thead", {}, h("tr", {}, h("th", {}, "Round"), camps.map((camp) => h("th", {}, campName(view, camp))))),
-        h("tbody", {}, rounds.map((event) => h("tr", {}, h("td", {}, event.round + 1), event.scores.map((n) => h("td", {}, n))))))) : null,
+        h("tbody", {}, rows.map((row) => h("tr", {}, h("td", {}, row.last ? `${row.round + 1} (the game ended in it)` : row.round + 1),
+          row.scores.map((n) => h("td", {}, n))))))) : null,
       h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null,
         h("a", { class: "button", href: "#/" }, "New game"),
         h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step")),
