@@ -113,7 +113,9 @@ export async function replayPage(gameId) {
   let at = 0;
   const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step", "aria-label": "Step through the game" });
 
-  const frameAt = (eventId) => frames.findLast((frame) => frame.event_id <= eventId) ?? frames[0];
+  // The table after the action an event belongs to (a frame follows each action, its id its last event's):
+  // a step that names a move shows the move made.
+  const frameAt = (eventId) => frames.find((frame) => frame.event_id >= eventId) ?? frames.at(-1);
 
   function tableAt(step) {
     const frame = frameAt(step.event.id);
