@@ -149,7 +149,8 @@ class TournamentService:
             else:
                 counted, new, missing = self._count(doc)
                 paired = self._pair(doc, now)
-                if not (counted or paired or new or self._finish_if_done(doc, now)):
+                ended = self._finish_if_done(doc, now)  # not short-circuited: the last result ends it at once
+                if not (counted or paired or new or ended):
                     self._open_tables(doc, missing)
                     return doc
                 new += paired
