@@ -54,14 +54,14 @@ def test_a_table_of_four_with_teams_scores_partners_together_and_counts_only_opp
     names = ["A", "B", "C", "D"]
     # Seats A C partners against B D (team rules): A and C won 3 of 4 games, B and D one.
     played = [Played((0, 1, 2, 3), (3, 1, 3, 1), 4, teams=True)]
-    rows = {row["name"]: row for row in standings(names, played, {name: 1500.0 for name in names})}
+    rows = {row["name"]: row for row in standings(names, played, [1500.0] * len(names))}
     assert (rows["A"]["points"], rows["B"]["points"]) == (3, 1) and rows["A"]["rank"] == 1 and rows["C"]["rank"] == 2
     assert rows["A"]["buchholz"] == 1 + 1  # B and D, not C
     table = {row["name"]: {cell["opponent"]: cell for cell in row["against"]} for row in crosstable(names, played)}
     assert set(table["A"]) == {1, 3} and table["A"][1] == {"opponent": 1, "wins": 3, "games": 4}
     # Every player for themself: A won 2, B 1, C 1 of 4; against B, A scores 2 + (4 - 2 - 1) / 2 = 2.5 of 4.
     alone = {row["name"]: row for row in standings(names[:3], [Played((0, 1, 2), (2, 1, 1), 4)],
-                                                      {name: 1500.0 for name in names})}
+                                                      [1500.0] * 3)}
     assert alone["A"]["buchholz"] == 2 and alone["A"]["performance"] > 1500 > alone["B"]["performance"]
 
 
@@ -71,7 +71,7 @@ def test_standings_rank_by_points_then_buchholz_then_sonneborn_berger_as_compute
               Played((1, 3), (2, 0), 2)]
     # Points: A 2, B 2, C 3, D 1. Buchholz: A = B + C = 5, B = A + D = 3, C = D + A = 3, D = C + B = 5.
     # Sonneborn-Berger: A = 1 × 2 (B) + 0 × 3 (C) = 2; B = 0 × 2 + 1 × 1 = 1; C = 0.5 × 1 + 1 × 2 = 2.5.
-    rows = standings(names, played, {name: 1500.0 for name in names})
+    rows = standings(names, played, [1500.0] * len(names))
     assert [row["name"] for row in rows] == ["C", "A", "B", "D"]
     by_name = {row["name"]: row for row in rows}
     assert (by_name["A"]["buchholz"], by_name["B"]["buchholz"]) == (5, 3)
@@ -81,6 +81,9 @@ def test_standings_rank_by_points_then_buchholz_then_sonneborn_berger_as_compute
         by_name["A"]["performance_high"]
     table = {row["name"]: {cell["opponent"]: cell for cell in row["against"]} for row in crosstable(names, played)}
     assert table["A"][1] == {"opponent": 1, "wins": 2, "games": 2} and table["B"][0]["wins"] == 0
+    # Ratings go by entrant, not by name: two entrants of one name each perform against the other's.
+    twins = standings(["greedy", "greedy"], [Played((0, 1), (1, 1), 2)], [1400.0, 1600.0])
+    assert {row["entrant"]: row["performance"] for row in twins} == {0: 1600.0, 1: 1400.0}
 
 
 @pytest.fixture(scope="module")

@@ -115,7 +115,7 @@ class TournamentService:
                 return self._public(doc)
             if doc["status"] != OPEN:
                 raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}: entries closed when it began")
-            if any(name.startswith("bot:") for name in doc["entrants"]):
+            if any(outside_bot_id(name) for name in doc["entrants"]):
                 raise InvalidRequest("this tournament is of registered bots, which play matches of their own: "
                                      "people enter tournaments of built-in bots and people")
             if len(doc["entrants"]) >= MAX_ENTRANTS:
@@ -209,7 +209,7 @@ class TournamentService:
     def _check_games(self, doc: dict, entrants: int, field: str):
         if doc["format"] == ARENA:
             return  # an arena stops pairing at MAX_GAMES
-        rounds = doc["rounds_requested"] or 5 if doc["format"] == SWISS else len(round_robin(entrants, doc["cycles"]))
+        rounds = (doc["rounds_requested"] or 5) if doc["format"] == SWISS else len(round_robin(entrants, doc["cycles"]))
         games = min(rounds, _most_rounds(doc, entrants)) * (entrants // doc["players_per_table"]) * \
             doc["games_per_pairing"]
         if games > MAX_GAMES:
@@ -269,12 +269,12 @@ class TournamentService:
                 if free:
                     new += self._add_round(doc, free)
             return new
-        if pending and not (doc["format"] == ROUND_ROBIN and not self._has_people(doc)):
-            return new  # a round at a time; a round robin of bots plays all its rounds at once
+        all_at_once = doc["format"] == ROUND_ROBIN and not self._has_people(doc)  # a round robin of bots
+        if pending and not all_at_once:
+            return new  # a round at a time
         if doc["format"] == ROUND_ROBIN:
             planned = round_robin(len(doc["entrants"]), doc["cycles"])
-            for tables in planned[len(doc["rounds"]):len(planned) if not self._has_people(doc) else
-                                  len(doc["rounds"]) + 1]:
+            for tables in planned[len(doc["rounds"]):None if all_at_once else len(doc["rounds"]) + 1]:
                 new += self._add_round(doc, tables)
         elif len(doc["rounds"]) < doc["rounds_total"]:
             paired = self._swiss_tables(doc)
@@ -368,8 +368,9 @@ class TournamentService:
 
     # ----- reading ------------------------------------------------------------------------
 
-    def _ratings(self, doc: dict) -> dict[str, float]:
-        """Each entrant's rating: a bot's on the match ladder, a person's in the pool of the preset."""
+    def _ratings(self, doc: dict) -> list[float]:
+        """Each entrant's rating, in entry order: a bot's on the match ladder, a person's in the pool
+        of the preset."""
         bots = sorted({e for e in doc["entrants"] if not person_of(e)})
         people = sorted({player_id for e in doc["entrants"] if (player_id := person_of(e)) is not None})
         found = {name: record["rating"] for name, record in self.ladders.records(MATCH_POOL, bots).items()}
@@ -377,7 +378,7 @@ class TournamentService:
             pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players_per_table"]))
             records = self.ladders.records(pool, people)
             found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
-        return found
+        return [found[entrant] for entrant in doc["entrants"]]
 
     def _events(self, doc: dict, new: list[tuple[int, int]]) -> list[dict]:
         """The events of a change: each round it added, then the standings as they now stand."""
@@ -386,11 +387,7 @@ class TournamentService:
                   for number in rounds]
         return [*events, {"type": "standings", "revision": doc["revision"] + 1, "status": doc["status"],
                           "rounds_played": len(doc["rounds"]),
-                          "standings": standings(doc["names"], played(doc), self._named_ratings(doc))}]
-
-    def _named_ratings(self, doc: dict) -> dict[str, float]:
-        by_entrant = self._ratings(doc)
-        return {name: by_entrant[entrant] for entrant, name in zip(doc["entrants"], doc["names"], strict=True)}
+                          "standings": standings(doc["names"], played(doc), self._ratings(doc))}]
 
     def _summary(self, doc: dict) -> dict:
         return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
@@ -403,7 +400,7 @@ class TournamentService:
         results = played(doc)
         return {**self._summary(doc), "rules": doc["rules"], "cycles": doc["cycles"], "seed": doc["seed"],
                 "rated": doc["dealing"] == "server", "revision": doc["revision"],
-                "standings": standings(doc["names"], results, self._named_ratings(doc)),
+                "standings": standings(doc["names"], results, self._ratings(doc)),
                 "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
 
 

@@ -38,8 +38,8 @@ class Played(NamedTuple):
                 if other != position and not (self.teams and other % 2 == position % 2)]
 
 
-def standings(names: Sequence[str], played: Sequence[Played], ratings: dict[str, float]) -> list[dict]:
-    """One row per entrant, best first."""
+def standings(names: Sequence[str], played: Sequence[Played], ratings: Sequence[float]) -> list[dict]:
+    """One row per entrant, best first; `ratings` by entrant, as `names`."""
     count = len(names)
     points, games = [0.0] * count, [0] * count
     meetings: list[list[tuple[int, float]]] = [[] for _ in range(count)]  # (opponent, share of games won)
@@ -56,14 +56,14 @@ def standings(names: Sequence[str], played: Sequence[Played], ratings: dict[str,
         sonneborn = sum(share * points[opponent] for opponent, share in meetings[entrant])
         rows.append({"entrant": entrant, "name": name, "points": points[entrant], "games": games[entrant],
                      "buchholz": buchholz, "sonneborn_berger": round(sonneborn, 3),
-                     **performance(entrant, played, names, ratings)})
+                     **performance(entrant, played, ratings)})
     rows.sort(key=lambda row: (-row["points"], -row["buchholz"], -row["sonneborn_berger"], row["entrant"]))
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
 
 
-def performance(entrant: int, played: Sequence[Played], names: Sequence[str], ratings: dict[str, float]) -> dict:
+def performance(entrant: int, played: Sequence[Played], ratings: Sequence[float]) -> dict:
     """The performance rating and its 95% interval, over the games against opponents (byes apart)."""
     score = games = rated = 0.0
     for table in played:
@@ -74,7 +74,7 @@ def performance(entrant: int, played: Sequence[Played], names: Sequence[str], ra
             neither = table.games - table.wins[me] - table.wins[other]
             score += table.wins[me] + neither / 2
             games += table.games
-            rated += ratings[names[table.seats[other]]] * table.games
+            rated += ratings[table.seats[other]] * table.games
     if not games:
         return {"performance": None, "performance_low": None, "performance_high": None}
     opponents = rated / games
