@@ -22,10 +22,10 @@ import secrets
 import ssl
 import threading
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import DeliveryNotFound, InvalidRequest, WebhookNotFound
+from ..games.records import utc_at
 from ..ops.connection import StoreUnavailable
 from ..ops import metrics
 from . import egress
@@ -153,7 +153,7 @@ class WebhookService:
         try:
             endpoints = [e for e in self._endpoints(app_id).values()
                          if event_type in e["events"] and not e.get("disabled_at")]
-            body = json.dumps({"type": event_type, "timestamp": _iso(time.time()), "data": data},
+            body = json.dumps({"type": event_type, "timestamp": utc_at(time.time()), "data": data},
                               separators=(",", ":"))
             for endpoint in endpoints:
                 self._deliver(app_id, endpoint["id"], event_type, body)
@@ -163,7 +163,7 @@ class WebhookService:
     def send_test(self, app_id: str, endpoint_id: str) -> dict:
         """A `webhook_test` delivery to one endpoint (enabled or not), signed and retried as any."""
         self._endpoint(app_id, endpoint_id)
-        body = json.dumps({"type": WEBHOOK_TEST, "timestamp": _iso(time.time()),
+        body = json.dumps({"type": WEBHOOK_TEST, "timestamp": utc_at(time.time()),
                            "data": {"endpoint_id": endpoint_id}}, separators=(",", ":"))
         delivery_id = self._deliver(app_id, endpoint_id, WEBHOOK_TEST, body)
         found = self.store.delivery(app_id, delivery_id)
@@ -183,7 +183,7 @@ class WebhookService:
     def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str) -> str:
         now, delivery_id = time.time(), f"msg_{secrets.token_urlsafe(16)}"
         delivery = {"id": delivery_id, "endpoint_id": endpoint_id, "type": event_type,
-                    "payload": body, "status": PENDING, "attempts": [], "created_at": _iso(now),
+                    "payload": body, "status": PENDING, "attempts": [], "created_at": utc_at(now),
                     "created_ms": int(now * 1000), "next_attempt_at": now}
         lease = int((now + self.lease_seconds) * 1000)
         self.store.add_delivery(app_id, delivery, lease)
@@ -229,7 +229,7 @@ class WebhookService:
         started = time.time()
         self.store.schedule(app_id, delivery_id, int((started + self.lease_seconds) * 1000))
         outcome, paused = self._outcome(app_id, endpoint, delivery_id, delivery["payload"], started)
-        outcome.update(at=_iso(started), seconds=round(time.time() - started, 3))
+        outcome.update(at=utc_at(started), seconds=round(time.time() - started, 3))
         delivery["attempts"].append(outcome)
         code = outcome["status_code"]
         ok = code is not None and 200 <= code < 300
@@ -335,16 +335,13 @@ def _public_endpoint(endpoint: dict, failing_since: float | None = None) -> dict
     grace = [old["until"] for old in endpoint.get("previous_secrets", []) if old["until"] > now]
     return {**{key: endpoint[key] for key in ("id", "url", "events", "created_at")},
             "enabled": not endpoint.get("disabled_at"), "disabled_at": endpoint.get("disabled_at"),
-            "failing_since": _iso(failing_since) if failing_since else None,
-            "old_secret_until": _iso(max(grace)) if grace else None}
+            "failing_since": utc_at(failing_since) if failing_since else None,
+            "old_secret_until": utc_at(max(grace)) if grace else None}
 
 
 def _public_delivery(delivery: dict) -> dict:
     return {"id": delivery["id"], "endpoint_id": delivery["endpoint_id"], "type": delivery["type"],
             "status": delivery["status"], "created_at": delivery["created_at"],
-            "next_attempt_at": _iso(delivery["next_attempt_at"]) if delivery["next_attempt_at"] else None,
+            "next_attempt_at": utc_at(delivery["next_attempt_at"]) if delivery["next_attempt_at"] else None,
             "attempts": delivery["attempts"], "payload": json.loads(delivery["payload"])}
 
-
-def _iso(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -37,6 +37,11 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def utc_at(seconds: float) -> str:
+    """A moment (seconds since the epoch) in ISO 8601, UTC, to the second."""
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def status_of(seats: list[SeatDocument], game: Game) -> str:
     if game.phase == OVER:
         return FINISHED

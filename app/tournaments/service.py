@@ -23,7 +23,7 @@ from ..accounts.ladders import Ladders, pool_of
 from ..engine import rules_from_request
 from ..errors import InvalidRequest, TournamentClosed, TournamentFull, TournamentNotFound
 from ..games.records import FINISHED as GAME_FINISHED
-from ..games.records import utc_now
+from ..games.records import utc_at, utc_now
 from ..games.seating import Seating
 from ..games.seats import outside_bot_id
 from ..games.service import GameService
@@ -394,7 +394,7 @@ class TournamentService:
                                           "created_at", "dealing", "turn_seconds", "duration_seconds",
                                           "players_per_table", "teams")} | {
             "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]),
-            "starts_at": _iso(doc["starts_at"]), "ends_at": _iso(doc["ends_at"]) if doc["ends_at"] else None}
+            "starts_at": utc_at(doc["starts_at"]), "ends_at": utc_at(doc["ends_at"]) if doc["ends_at"] else None}
 
     def _public(self, doc: dict) -> dict:
         results = played(doc)
@@ -446,9 +446,6 @@ def _most_rounds(doc: dict, entrants: int) -> int:
 def _games_planned(doc: dict) -> int:
     return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) > 1)
 
-
-def _iso(epoch: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
 def played(doc: dict) -> list[Played]:
