@@ -112,7 +112,8 @@ class TournamentSummary(s.Answer):
     id = fields.String(required=True)
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))
     status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={
-        "description": "open (people may enter), running, finished; cancelled: fewer than two had entered"})
+        "description": "open (people may enter), running, finished; cancelled: fewer had entered than a table "
+                       "seats"})
     entrants = fields.List(fields.String(), required=True, metadata={
         "description": "bot kinds, bot:<id>, and player:<id> for people"})
     names = fields.List(fields.String(), required=True, metadata={"description": "each entrant's name, in order"})
