@@ -85,11 +85,12 @@ export async function openGame(gameId) {
     if (state.busy) return;
     state.busy = true;
     state.acted = true;
-    state.notice = null;
+    if (!state.notice?.pending) state.notice = null; // a waiting move is said until the server has it
     changed();
     try {
       const result = await post(`/games/${gameId}/actions`, action, { token, version: state.view.version });
       accept(result.game);
+      state.notice = null;
       sendDelay = RETRY_FIRST_MS;
     } catch (error) {
       if (error.status === 412) { // someone acted first: read again, then offer the move again if it still stands
