@@ -3,6 +3,7 @@
 import hashlib
 import json
 import random
+import time
 import uuid
 
 import pytest
@@ -439,3 +440,15 @@ def test_a_finished_game_replays_from_its_seed_with_every_hand_after_each_action
         assert event["card"] in before["hands"][event["seat"]]
         dealt_again = any(e["type"] == "deal" and event["id"] < e["id"] <= frame["event_id"] for e in events)
         assert dealt_again or event["card"] not in frame["hands"][event["seat"]]
+
+
+def test_the_view_carries_the_turn_clock_of_the_person_awaited_and_none_without_a_timer(client):
+    before = time.time()
+    timed = client.post("/games", json={"players": 2, "turn_timeout_seconds": 600, "seats": [
+        {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json["game"]
+    assert before + 600 <= timed["move_due_at"] <= time.time() + 600
+    untimed, _ = create(client)
+    assert untimed["move_due_at"] is None
+    against_bot = client.post("/games", json={"players": 2, "turn_timeout_seconds": 600, "first_dealer": 0, "seats": [
+        {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "random"}]}).json["game"]
+    assert against_bot["awaiting"] == [1] and against_bot["move_due_at"] is None  # the bot's turn: no clock

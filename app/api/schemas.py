@@ -269,6 +269,9 @@ class GameView(GameSummary):
         "description": "the id of the current deal's first event: a table reads the log from there (listEvents "
                        "`after` = this - 1), so opening a game costs the same at any length"})
     turn_timeout_seconds = fields.Integer(allow_none=True)
+    move_due_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "when the awaited person's turn timer runs out and a fallback bot moves (seconds since "
+                       "the epoch): a table's turn clock; null when no timer runs"})
     camps = fields.List(fields.Integer(), required=True)
     round = fields.Integer(required=True)
     deal = fields.Integer(required=True)

@@ -102,5 +102,11 @@ def view_of(doc: GameDocument, version: int, game: Game, seat: int | None) -> di
     view.update(rules=doc["rules"], seed_commitment=doc["seed_commitment"], seed=seed,
                 seed_salt=doc.get("seed_salt") if seed is not None else None,
                 event_count=doc["event_count"], deal_event_id=doc.get("deal_event_id") or 1,
-                turn_timeout_seconds=doc.get("turn_timeout_seconds"))
+                turn_timeout_seconds=doc.get("turn_timeout_seconds"), move_due_at=turn_clock(doc, game))
     return view
+
+
+def turn_clock(doc: GameDocument, game: Game) -> float | None:
+    """When the timer of the person awaited runs out; None when nobody's timer runs (a bot's turn, no timer)."""
+    owed = owed_move(doc, game)
+    return doc.get("move_due_at") if owed and owed[0] == "timer" else None
