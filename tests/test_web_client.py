@@ -70,8 +70,12 @@ def sit_at(page, base, game_id, seat, token):
 
 
 def overflowing(page) -> list[str]:
+    # What a row that scrolls sideways by design (the phone's navigation, a wide table) holds is not the page's.
     return page.evaluate("""() => [...document.querySelectorAll('body *')].filter((e) => {
         const box = e.getBoundingClientRect();
+        for (let up = e.parentElement; up; up = up.parentElement) {
+            if (['auto', 'scroll'].includes(getComputedStyle(up).overflowX)) return false;
+        }
         return box.width && (box.right > innerWidth + 0.5 || box.left < -0.5);
     }).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className)
       .concat(document.documentElement.scrollWidth > innerWidth ? ['the page scrolls sideways'] : [])""")

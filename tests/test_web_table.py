@@ -276,3 +276,78 @@ def test_focus_stays_on_the_hand_after_a_move(page, live_server):
     page.keyboard.press("Enter")
     expect(page.locator("#hand button.card.legal").first).to_be_visible(timeout=30_000)  # the bot answered
     assert page.evaluate("!!document.activeElement.closest('#hand')"), page.evaluate("document.activeElement.outerHTML")
+
+
+FIRST_SCREEN = """() => {
+    const inside = (e) => { const b = e.getBoundingClientRect(); return b.top >= -0.5 && b.bottom <= innerHeight + 0.5; };
+    const parts = { status: '#status', felt: '#felt', hand: '#hand .card' };
+    return Object.entries(parts).flatMap(([name, selector]) => {
+        const found = [...document.querySelectorAll(selector)];
+        return !found.length ? [name + ' missing'] : found.filter((e) => !inside(e)).map((e) => {
+            const b = e.getBoundingClientRect();
+            return `${name} at ${Math.round(b.top)}-${Math.round(b.bottom)} of ${innerHeight}`;
+        });
+    });
+}"""
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_stay_after_a_move(
+        browser, live_server, size, players):
+    seats = [{"type": "human", "name": "Yasmine"}] + [{"type": "bot", "bot": "random"}] * (players - 1)
+    game, tokens = game_with(live_server, seats, preset="simple", turn_timeout_seconds=600, first_dealer=players - 1)
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size[0] < 700)
+    try:
+        page = context.new_page()
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#status")).to_have_class(re.compile("mine"))
+        expect(page.locator("#turn-clock")).to_be_visible()
+        assert page.evaluate(FIRST_SCREEN) == [] and page.evaluate("scrollY") == 0
+        name = f"table-{players}p-{'phone' if size[0] < 700 else 'desktop'}.png"
+        page.screenshot(path=SCREENSHOTS / name)
+        held = page.locator("#hand .card").count()
+        page.locator("#hand button.card.legal").first.click()
+        expect(page.locator("#hand .card")).to_have_count(held - 1)
+        expect(page.locator("#status")).to_have_class(re.compile("mine"), timeout=30_000)  # the bots answered
+        page.screenshot(path=SCREENSHOTS / name.replace(".png", "-after-a-move.png"))
+        assert page.evaluate(FIRST_SCREEN) == [] and page.evaluate("scrollY") == 0
+    finally:
+        context.close()
+
+
+def test_the_deck_is_forty_spanish_cards_with_their_pips_figures_pinta_and_real_backs(page, live_server):
+    page.goto(f"{live_server}/")
+    drawn = page.evaluate("""async () => {
+        const { cardElement, cardBack } = await import('/static/client/cards.js');
+        const deck = document.createElement('div');
+        deck.id = 'deck';
+        deck.className = 'cards panel';
+        document.querySelector('#main').replaceChildren(deck);
+        const ranks = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
+        const found = {};
+        for (const suit of 'oceb') for (const rank of ranks) {
+            const card = cardElement(`${rank}${suit}`);
+            deck.append(card);
+            const face = card.querySelector('svg.face');
+            found[`${rank}${suit}`] = { signs: face.querySelectorAll('use').length, figure: face.querySelectorAll('path, circle').length,
+                corners: [...face.querySelectorAll('text')].map((t) => t.textContent), name: card.textContent.trim(),
+                frame: face.querySelector('path').getAttribute('d').split('M').length - 1 };
+        }
+        deck.append(cardBack());
+        return found;
+    }""")
+    assert len(drawn) == 40
+    suits = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
+    pinta = {"o": 0, "c": 1, "e": 2, "b": 3}  # breaks in each of the frame's two edges
+    for card, face in drawn.items():
+        rank, suit = int(card[:-1]), card[-1]
+        assert face["corners"] == [str(rank)] * 2, card
+        assert face["name"].endswith(f"of {suits[suit]}"), card
+        assert face["frame"] == 2 * (pinta[suit] + 1) + 2, card  # two edges in pieces, two sides whole
+        if rank <= 7:
+            assert face["signs"] == rank, card  # the 7 of copas shows seven cups
+        else:
+            assert face["signs"] == 1 and face["figure"] >= 5, card  # a figure holding its suit's sign
+    assert page.locator("#deck .card.back svg.face").count() == 1
+    page.locator("#deck").screenshot(path=SCREENSHOTS / "deck.png")

@@ -5,10 +5,13 @@ import { call, errorText, get, post } from "./api.js";
 import { cardBack, cardName, cardRow } from "./cards.js";
 import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
+import { clearTurnCue, clockText, setSound, soundOn, turnCue } from "./attention.js";
+import { cardPlaces, moveCards } from "./motion.js";
 import { playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
 import { campName, describe, holdingName, seatName } from "./words.js";
 
 const OFFER_LOOK_MS = 3000;
+const ANNOUNCE_MS = 2600;
 
 // Where each seat sits, counted from the viewer's (or seat 0's) and going round in playing order.
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
@@ -23,6 +26,10 @@ export async function table(gameId) {
   const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
   let offered = null; // the rematch another seat asked for, until this seat accepts or declines it
   let offerTimer = null;
+  let seen = state.log.length; // events up to here were there when the page opened: not announced
+  let roundSummary = null; // the last round's end, shown until closed or the next round's is due
+  const announce = h("p", { class: "announce", id: "announce", role: "status", "aria-live": "assertive" });
+  let announceTimer = null;
 
   const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
     : action.type === "declare" ? `Declare ${holdingName(view.holding)}` : "Declare nothing";
@@ -45,6 +52,37 @@ export async function table(gameId) {
     const mine = seat && view.awaiting.includes(seat.seat);
     const what = view.phase === "declaring" ? "to declare" : "to play";
     return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
+  }
+
+  // The turn clock, when the awaited person's turn is timed: redrawn every second by the page.
+  const clock = () => view.move_due_at ? h("span", { class: "clock", id: "turn-clock", role: "timer",
+    "aria-label": "Time left for this turn" }, clockText(view.move_due_at)) : null;
+
+  // Declarations said aloud, and a round's end kept for its summary: only events new since the last drawing.
+  function noticeNewEvents() {
+    for (const event of state.log.slice(seen)) {
+      if (event.type === "declaration") {
+        const word = event.kind.replace("_", " ");
+        announce.textContent = `${seatName(view, event.seat)}: ${word[0].toUpperCase()}${word.slice(1)}!`;
+        clearTimeout(announceTimer);
+        announceTimer = setTimeout(() => { announce.textContent = ""; }, ANNOUNCE_MS);
+      }
+      if (event.type === "round_end" && view.status !== "finished") roundSummary = event;
+    }
+    seen = state.log.length;
+  }
+
+  // Between rounds: each camp's total and what the round's end scored, until closed.
+  function summaryOfRound() {
+    if (!roundSummary) return null;
+    const end = state.log.indexOf(roundSummary);
+    const from = state.log.findLastIndex((event, i) => i < end && event.type === "round_start");
+    const scored = state.log.slice(from + 1, end).filter((event) => event.type === "score" || event.type === "table_swept");
+    return h("section", { class: "panel round-summary", id: "round-summary", "aria-label": "Round summary" },
+      h("h2", {}, `Round ${roundSummary.round + 1} is over`),
+      h("ul", { class: "camp-totals" }, roundSummary.scores.map((points, camp) => h("li", {}, h("b", {}, campName(view, camp)), ` ${points}`))),
+      scored.length ? h("ul", { class: "round-scores" }, scored.map((event) => h("li", {}, describe(event, view)))) : null,
+      h("button", { id: "close-summary", onclick: () => { roundSummary = null; render(); } }, "Continue"));
   }
 
   const sinceLastPlay = () => state.log.slice(state.log.findLastIndex((event) => event.type === "play"));
@@ -82,10 +120,12 @@ export async function table(gameId) {
     const declared = view.declarations.filter((d) => d.seat === s);
     return h("div", { class: `seat place-${place}${awaited ? " awaited" : ""}${seat?.seat === s ? " me" : ""}${played?.seat === s ? " moved" : ""}`,
       "data-seat": s },
-    h("b", { class: "name" }, info.type === "open" ? `Open seat ${s + 1}` : seatName(view, s)),
-    tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null,
-    h("span", { class: "backs", role: "img", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
-    h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`),
+    h("span", { class: "seat-line" }, h("b", { class: "name" }, info.type === "open" ? `Open seat ${s + 1}` : seatName(view, s)),
+      tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null),
+    h("span", { class: "seat-line" },
+      h("span", { class: "backs", role: "img", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
+      h("span", { class: "seat-points", "data-camp": view.camps[s] }, `${view.scores[view.camps[s]]} pts`),
+      h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`)),
     declared.length ? h("span", { class: "declared" }, declared.map((d) => `${d.kind.replace("_", " ")}${d.rank === null ? "" : ` of ${d.rank}s`}`).join(", ")) : null,
     played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, `played the ${cardName(played.card)}`) : null);
   }
@@ -96,12 +136,11 @@ export async function table(gameId) {
     const places = PLACES[view.players];
     return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": "The table" },
       view.seats.map((info) => seatBox(info, places[(info.seat - base + view.players) % view.players])),
-      h("div", { class: "table place-center", id: "table" }, h("h2", {}, "Table"),
-        view.table.length ? cardRow(view.table, (card) => ({ fresh: card === justLaid() }))
+      h("div", { class: "table place-center", id: "table" }, h("h2", {}, "Table ", h("span", { class: "stock" }, `· ${view.stock_count} in the stock`)),
+        view.table.length ? Object.assign(cardRow(view.table, (card) => ({ fresh: card === justLaid() })), { id: "table-cards" })
           : h("p", { class: "empty" }, "The table is empty."),
         justTaken(),
-        view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null,
-        h("p", { class: "stock" }, `${view.stock_count} in the stock`)));
+        view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null));
   }
 
   function hand() {
@@ -110,7 +149,7 @@ export async function table(gameId) {
     const legal = view.status === "active" ? view.legal_actions : [];
     const playable = new Set(legal.filter((a) => a.type === "play").map((a) => a.card));
     const others = legal.filter((a) => a.type !== "play");
-    return h("section", { class: "hand", id: "hand", tabindex: -1, "aria-label": "Your hand" }, h("h2", {}, "Your hand"), lastMove(),
+    return h("section", { class: "hand", id: "hand", tabindex: -1, "aria-label": "Your hand" }, h("h2", { class: "visually-hidden" }, "Your hand"),
       cardRow(view.hand, (card) => playable.has(card) && !state.busy
         ? { legal: true, onPick: () => act({ type: "play", card }) } : {}),
       others.length ? h("div", { class: "actions", id: "actions" }, others.map((action) =>
@@ -238,39 +277,62 @@ export async function table(gameId) {
       shown.pending ? h("button", { id: "cancel-move", onclick: game.cancelPending }, "Cancel the move") : null);
   }
 
+  function soundButton() {
+    const on = soundOn();
+    return h("button", { id: "sound", class: "small secondary", "aria-pressed": String(on),
+      onclick: () => { setSound(!on); render(); } }, on ? "Sound on" : "Sound off");
+  }
+
   function render() {
+    const before = cardPlaces();
     view = state.view;
+    noticeNewEvents();
     // A move keeps the focus in the hand (on its first playable card), not on the page's body.
     const handHadFocus = document.activeElement?.closest?.("#hand") || document.activeElement === document.body && state.acted;
     const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "What happened" },
       state.log.map((event) => h("li", {}, describe(event, view))));
     const you = seat ? `you are ${seatName(view, seat.seat)}` : "watching";
+    const myTurn = !!seat && view.status === "active" && view.awaiting.includes(seat.seat);
+    // First what a player needs on their turn, in one screen: whose turn, the felt, the hand.
     show(
       h("section", { class: "game-head" },
         h("h1", {}, `${view.preset}, ${view.players} players · ${you}`),
-        h("p", { class: "muted" }, `Round ${view.round + 1}, deal ${view.deal + 1} of ${view.deals_in_round} · to ${view.rules.target}`
+        h("span", { class: "muted" }, `Round ${view.round + 1}, deal ${view.deal + 1}/${view.deals_in_round} · to ${view.rules.target}`
           + ` · ${view.streak.length > 1 ? `streak: ${view.streak.system} ×${view.streak.length} · ` : ""}${state.connection}`),
-        h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, "Link to watch this game"), " ",
-          copyButton(link(`/games/${gameId}`), "Copy the link to watch this game"))),
-      scores(),
-      h("p", { class: `status${seat && view.awaiting.includes(seat.seat) ? " mine" : ""}`, id: "status", role: "status" }, status()),
+        seat ? soundButton() : null),
+      h("p", { class: `status${myTurn ? " mine" : ""}`, id: "status", role: "status" }, status(), " ", clock()),
+      announce,
       notice(),
+      summaryOfRound(),
       result(),
       invites(),
       felt(),
       hand(),
-      h("section", { class: "panel" }, h("h2", {}, "What happened"), logList),
+      h("section", { class: "panel below" }, lastMove(), scores(),
+        h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, "Link to watch this game"), " ",
+          copyButton(link(`/games/${gameId}`), "Copy the link to watch this game")),
+        h("h2", {}, "What happened"), logList),
     );
     logList.scrollTop = logList.scrollHeight;
-    if (handHadFocus) (document.querySelector("#hand button.card.legal") || document.querySelector("#hand"))?.focus();
+    // preventScroll: the hand keeps the focus without the status and the felt scrolling away.
+    if (handHadFocus) (document.querySelector("#hand button.card.legal") || document.querySelector("#hand"))?.focus({ preventScroll: true });
     state.acted = false;
+    turnCue(myTurn, "Your turn");
+    moveCards(before, lastPlay()?.seat);
   }
 
   game.subscribe(render);
   render();
   offerTimer = setInterval(() => lookForOffer(), OFFER_LOOK_MS);
+  const clockTimer = setInterval(() => {
+    const shown = document.getElementById("turn-clock");
+    if (shown && view.move_due_at) shown.textContent = clockText(view.move_due_at);
+  }, 1000);
   return () => {
     clearInterval(offerTimer);
+    clearInterval(clockTimer);
+    clearTimeout(announceTimer);
+    clearTurnCue();
     game.stop();
   };
 }
