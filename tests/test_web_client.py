@@ -435,13 +435,14 @@ def stored_player(page) -> dict:
     return page.evaluate("JSON.parse(localStorage.getItem('ronda:player'))")
 
 
-def play_out_over_http(base, game_id, tokens):
-    """Both seats play random legal actions over HTTP until the game ends (the pages follow it live)."""
+def play_out_over_http(base, game_id, tokens, until_round=None):
+    """Both seats play random legal actions over HTTP until the game ends, or reaches round `until_round`
+    (from 0), while the pages follow it live."""
     import random
     rng = random.Random(7)
     while True:
         spectator = requests.get(f"{base}/games/{game_id}").json()
-        if spectator["status"] == "finished":
+        if spectator["status"] == "finished" or until_round is not None and spectator["round"] >= until_round:
             return spectator
         for token in tokens:
             view = requests.get(f"{base}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).json()

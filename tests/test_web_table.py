@@ -351,3 +351,68 @@ def test_the_deck_is_forty_spanish_cards_with_their_pips_figures_pinta_and_real_
             assert face["signs"] == 1 and face["figure"] >= 5, card  # a figure holding its suit's sign
     assert page.locator("#deck .card.back svg.face").count() == 1
     page.locator("#deck").screenshot(path=SCREENSHOTS / "deck.png")
+
+
+def test_your_turn_is_said_by_the_tab_and_a_sound_you_choose_and_a_declaration_aloud(page, live_server):
+    # seed s0: seat 1 is dealt a ronda of 4s (traditional rules declare before the first card)
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                             seed="s0")
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator("#status")).to_have_class(re.compile("mine"))
+    assert page.title().startswith("●")
+    expect(page.locator("#sound")).to_have_text("Sound off")  # off until the player turns it on
+    page.click("#sound")
+    page.reload()
+    expect(page.locator("#sound")).to_have_text("Sound on")  # remembered
+    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
+    assert view["holding"] == {"kind": "ronda", "rank": 4}
+    requests.post(f"{live_server}/games/{game['id']}/actions", json={"type": "declare"},
+                  headers={"Authorization": f"Bearer {tokens[1]}", "If-Match": f'"{view["version"]}"'}).raise_for_status()
+    expect(page.locator("#announce")).to_have_text("Omar: Ronda!")
+    page.click("#hand button[data-action=pass]")
+    expect(page.locator("#status")).to_have_text(re.compile("Your turn to play"))
+    page.locator("#hand button.card.legal").first.click()
+    expect(page.locator("#status")).not_to_have_class(re.compile("mine"))
+    assert not page.title().startswith("●")
+
+
+def test_a_round_s_end_is_summed_up_until_the_player_goes_on(page, live_server):
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                             preset="simple")
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator("#hand")).to_be_visible()
+    reached = play_out_over_http(live_server, game["id"], [tokens[0], tokens[1]], until_round=1)
+    if reached["status"] == "finished":
+        pytest.fail("the game ended in its first round: choose a longer target")
+    end = next(e for e in requests.get(f"{live_server}/games/{game['id']}/events?limit=2000").json()
+               if e["type"] == "round_end")
+    summary = page.locator("#round-summary")
+    expect(summary).to_contain_text("Round 1 is over")
+    expect(summary.locator(".camp-totals li")).to_have_text([f"Amina {end['scores'][0]}", f"Omar {end['scores'][1]}"])
+    expect(summary.locator(".round-scores li").first).to_be_visible()  # what the round's end scored
+    page.screenshot(path=SCREENSHOTS / "round-summary.png")
+    page.click("#close-summary")
+    expect(summary).to_have_count(0)
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_a_played_card_travels_to_the_table_unless_motion_is_reduced(browser, live_server, motion):
+    game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                             preset="simple", first_dealer=1, seed="s0")
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion=motion)
+    try:
+        page = context.new_page()
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#hand button.card.legal").first).to_be_visible()
+        on_table = {card[:-1] for card in requests.get(f"{live_server}/games/{game['id']}").json()["table"]}
+        played = next(card for card in page.locator("#hand button.card.legal").evaluate_all("cs => cs.map(c => c.dataset.card)")
+                      if card[:-1] not in on_table)  # one that stays on the table (seed s0 deals one)
+        card = page.locator(f"#hand button[data-card='{played}']")
+        page.evaluate("""() => { window.moved = []; const animate = Element.prototype.animate;
+            Element.prototype.animate = function (...args) { window.moved.push(this.dataset.card); return animate.apply(this, args); }; }""")
+        card.click()
+        expect(page.locator("#hand .card")).to_have_count(2)
+        moved = page.evaluate("window.moved")
+        assert (played in moved) == (motion == "no-preference"), moved
+    finally:
+        context.close()
