@@ -291,20 +291,25 @@ FIRST_SCREEN = """() => {
 }"""
 
 
-@pytest.mark.parametrize("players", [2, 4])
-@pytest.mark.parametrize("size", [(390, 844), (1280, 800)], ids=["phone", "desktop"])
+PHONE, DESKTOP = (390, 844), (1280, 800)
+
+
+@pytest.mark.parametrize("size, players, locale", [
+    (PHONE, 2, "en-US"), (DESKTOP, 2, "en-US"), (PHONE, 4, "en-US"), (DESKTOP, 4, "en-US"), (PHONE, 4, "ar"), (DESKTOP, 4, "ar"),
+], ids=["phone-2p", "desktop-2p", "phone-4p", "desktop-4p", "phone-4p-arabic", "desktop-4p-arabic"])
 def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_stay_after_a_move(
-        browser, live_server, size, players):
+        browser, live_server, size, players, locale):
     seats = [{"type": "human", "name": "Yasmine"}] + [{"type": "bot", "bot": "random"}] * (players - 1)
     game, tokens = game_with(live_server, seats, preset="simple", turn_timeout_seconds=600, first_dealer=players - 1)
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size[0] < 700)
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size == PHONE, locale=locale)
     try:
         page = context.new_page()
         sit_at(page, live_server, game["id"], 0, tokens[0])
         expect(page.locator("#status")).to_have_class(re.compile("mine"))
         expect(page.locator("#turn-clock")).to_be_visible()
+        assert page.evaluate("document.documentElement.dir") == ("rtl" if locale == "ar" else "ltr")
         assert page.evaluate(FIRST_SCREEN) == [] and page.evaluate("scrollY") == 0
-        name = f"table-{players}p-{'phone' if size[0] < 700 else 'desktop'}.png"
+        name = f"table-{players}p-{'phone' if size == PHONE else 'desktop'}{'-arabic' if locale == 'ar' else ''}.png"
         page.screenshot(path=SCREENSHOTS / name)
         held = page.locator("#hand .card").count()
         page.locator("#hand button.card.legal").first.click()
@@ -414,5 +419,36 @@ def test_a_played_card_travels_to_the_table_unless_motion_is_reduced(browser, li
         expect(page.locator("#hand .card")).to_have_count(2)
         moved = page.evaluate("window.moved")
         assert (played in moved) == (motion == "no-preference"), moved
+    finally:
+        context.close()
+
+
+def test_the_client_speaks_the_browser_s_language_and_a_chosen_one_is_remembered(browser, live_server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="fr-FR")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server}/")
+        expect(page.locator("#main h1")).to_have_text("Jouer à la Ronda")
+        expect(page.locator("nav a[href='#/']")).to_have_text("Salon")
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["fr", "ltr"]
+        page.select_option("#language", "es")
+        expect(page.locator("#main h1")).to_have_text("Jugar a la Ronda")
+        page.reload()
+        expect(page.locator("#main h1")).to_have_text("Jugar a la Ronda")  # remembered over the browser's French
+        page.goto(f"{live_server}/#/rules")
+        expect(page.locator("#guide h1")).to_have_text("Cómo jugar a la Ronda, en dos minutos")
+        expect(page.locator("#full-rules")).to_have_attribute("lang", "en")  # the contract stays in English
+        page.select_option("#language", "ar")
+        expect(page.locator("#guide h1")).to_have_text("كيف تلعب الروندا، في دقيقتين")
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+        game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
+                                 preset="simple", first_dealer=1, seed="s0")
+        sit_at(page, live_server, game["id"], 0, tokens[0])
+        expect(page.locator("#status")).to_have_text("دورك في اللعب.")
+        suits = {"o": "الذهب", "c": "الكاس", "e": "السيوف", "b": "الزرواط"}
+        for card in page.locator("#hand .card").evaluate_all("cs => cs.map(c => [c.dataset.card, c.title])"):
+            assert card[1].endswith(f"من {suits[card[0][-1]]}"), card  # the suits by their Moroccan names
+        assert serious_violations(page) == []
+        page.screenshot(path=SCREENSHOTS / "table-arabic.png")
     finally:
         context.close()

@@ -1,5 +1,6 @@
 // The public HTTP API, as every client should call it: problem+json errors become Problems,
 // a 429 waits as long as Retry-After says and tries again.
+import { t } from "./i18n.js";
 
 export class Problem extends Error {
   constructor(status, body) {
@@ -61,5 +62,5 @@ export async function eventsAfter(gameId, token, after = 0) {
 }
 
 export async function claimSeat(gameId, seat, name, token) {
-  return post(`/games/${gameId}/seats/${seat}`, { name: name || "Guest" }, { token });
+  return post(`/games/${gameId}/seats/${seat}`, { name: name || t("name.guest") }, { token });
 }

@@ -1,6 +1,7 @@
 // The router: each address after # is a page; a reload or a shared link lands on the same page.
 import { errorText } from "./api.js";
 import { h, show } from "./dom.js";
+import { LANGUAGES, chooseLanguage, language, loadLanguage, t } from "./i18n.js";
 import { lobby } from "./lobby.js";
 import { matchesPage, matchPage, replayPage } from "./matches.js";
 import { leaderboards, myGames, quickPlay } from "./play.js";
@@ -39,13 +40,19 @@ async function route() {
       const stop = await page(...match.slice(1));
       if (typeof stop === "function") unmount = stop;
     } catch (error) {
-      show(h("section", { class: "panel" }, h("h1", {}, "Something went wrong"),
-        h("p", { class: "error", role: "alert" }, errorText(error)), h("p", {}, h("a", { href: "#/" }, "Back to the lobby"))));
+      show(h("section", { class: "panel" }, h("h1", {}, t("page.wrong")),
+        h("p", { class: "error", role: "alert" }, errorText(error)), h("p", {}, h("a", { href: "#/" }, t("page.back")))));
     }
     return;
   }
-  show(h("section", { class: "panel" }, h("h1", {}, "No such page"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby"))));
+  show(h("section", { class: "panel" }, h("h1", {}, t("page.none")), h("p", {}, h("a", { href: "#/" }, t("page.back")))));
 }
+
+// The words come first: every page is drawn in the player's language.
+await loadLanguage();
+document.getElementById("language-choice").replaceChildren(h("select", {
+  id: "language", "aria-label": t("nav.language"), onchange: (event) => chooseLanguage(event.target.value),
+}, Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code, lang: code, selected: code === language() }, name))));
 
 let routing = Promise.resolve();
 const next = () => { routing = routing.then(route); };

@@ -3,8 +3,9 @@
 // breaks are the deck's "pinta" (none for oros, one for copas, two for espadas, three for bastos),
 // so a suit reads from the edge of a fanned card as on a printed deck.
 
-export const SUITS = { o: "oros", c: "copas", e: "espadas", b: "bastos" };
-const FIGURES = { 10: "sota", 11: "caballo", 12: "rey" };
+import { t } from "./i18n.js";
+
+const FIGURES = new Set([10, 11, 12]); // sota, caballo, rey
 const INK = { o: "#8a6508", c: "#7a1c15", e: "#234a86", b: "#1f4d1c" };
 const CLOTH = { o: "#e0b12f", c: "#c8372d", e: "#5b7fb8", b: "#3f8a3a" };
 
@@ -71,9 +72,11 @@ document.body.prepend(sprite);
 export const rankOf = (card) => Number(card.slice(0, -1));
 export const suitOf = (card) => card.slice(-1);
 
+// "11 (caballo) of oros", in the player's language (suits and figures by their names there).
 export function cardName(card) {
   const rank = rankOf(card);
-  return `${FIGURES[rank] ? `${rank} (${FIGURES[rank]})` : rank} of ${SUITS[suitOf(card)]}`;
+  const named = FIGURES.has(rank) ? t("card.figure", { rank, figure: t(`figure.${rank}`) }) : rank;
+  return t("card.name", { rank: named, suit: t(`suit.${suitOf(card)}`) });
 }
 
 const use = (suit, x, y, size) => `<use href="#suit-${suit}" x="${x - size / 2}" y="${y - size / 2}" width="${size}" height="${size}"/>`;

@@ -1,4 +1,5 @@
 // A few helpers to build the page from data, without a framework.
+import { t } from "./i18n.js";
 
 export function h(tag, attributes = {}, ...children) {
   const element = document.createElement(tag);
@@ -24,13 +25,13 @@ export function link(path) {
 
 // A button that copies `text` and says so; `label` names it for everyone, screen readers included.
 export function copyButton(text, label) {
-  const button = h("button", { type: "button", class: "small copy", "aria-label": label, title: label }, "Copy");
+  const button = h("button", { type: "button", class: "small copy", "aria-label": label, title: label }, t("copy.copy"));
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(text);
-      button.textContent = "Copied";
+      button.textContent = t("copy.copied");
     } catch {
-      button.textContent = "Select the link to copy it";
+      button.textContent = t("copy.select");
     }
   });
   return button;

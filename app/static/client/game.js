@@ -5,10 +5,11 @@
 import { errorText, eventsAfter, get, post } from "./api.js";
 import { cardName } from "./cards.js";
 import { forgetSeat, savedPlayer, savedSeat } from "./session.js";
+import { t } from "./i18n.js";
 import { follow } from "./sse.js";
 
-const describeAction = (action) => action.type === "play" ? `the ${cardName(action.card)}`
-  : action.type === "declare" ? "a declaration" : "declaring nothing";
+const describeAction = (action) => action.type === "play" ? t("move.the_card", { card: cardName(action.card) })
+  : t(action.type === "declare" ? "move.a_declaration" : "move.declaring_nothing");
 const sameAction = (a, b) => a.type === b.type && (a.card ?? null) === (b.card ?? null);
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 4000;
@@ -64,14 +65,14 @@ export async function openGame(gameId) {
       retryDelay = RETRY_FIRST_MS;
       if (state.notice?.reading) state.notice = null;
       if (state.notice?.pending && !state.view.legal_actions.some((legal) => sameAction(legal, state.notice.retry))) {
-        state.notice = { text: "Your move was never sent, and it no longer stands: the game moved on. Choose again." };
+        state.notice = { text: t("move.never_sent") };
       } else if (state.notice?.pending) { // the server answers again: the waiting move goes now
         setTimeout(() => stopped || sendPending(), sendDelay);
         sendDelay = Math.min(sendDelay * 2, RETRY_MAX_MS); // a server that reads but will not write is not hammered
       }
     } catch (error) {
       // A move waiting to be sent stays on screen: the failed read is said by the connection line.
-      if (!state.notice?.pending) state.notice = { text: `The game could not be read (${errorText(error)}); trying again…`, reading: true };
+      if (!state.notice?.pending) state.notice = { text: t("move.unreadable", { why: errorText(error) }), reading: true };
       setTimeout(() => stopped || refresh(), retryDelay);
       retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
     } finally {
@@ -97,13 +98,11 @@ export async function openGame(gameId) {
         accept(await get(viewPath, { token }));
         const still = state.view.legal_actions.some((legal) => sameAction(legal, action));
         state.notice = still
-          ? { text: "The game moved on before your move arrived. Your move still stands:", retry: action }
-          : { text: "The game moved on before your move arrived, and it no longer stands. Choose again." };
+          ? { text: t("move.late_stands"), retry: action }
+          : { text: t("move.late_gone") };
       } else if (error.status === undefined || UNREACHABLE.includes(error.status)) { // it waits until sent or cancelled
-        const side = error.status === undefined && !navigator.onLine
-          ? ["your connection dropped", "the network is back"] : ["the server did not answer", "it answers again"];
-        state.notice = { text: `Your move (${describeAction(action)}) is not sent yet: ${side[0]}. It waits here, `
-          + `and goes as soon as ${side[1]}.`, retry: action, pending: true };
+        const side = error.status === undefined && !navigator.onLine ? "move.waiting_offline" : "move.waiting_server";
+        state.notice = { text: t(side, { move: describeAction(action) }), retry: action, pending: true };
         refresh();
       } else {
         state.notice = { text: errorText(error) };

@@ -1,6 +1,7 @@
 // The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
 import { errorText, get, getPage, post } from "./api.js";
 import { h, link, show } from "./dom.js";
+import { t } from "./i18n.js";
 import { seatName } from "./words.js";
 import { ensurePlayer, playerName, rememberName, saveSeat, savedSeat, takeSeat } from "./session.js";
 
@@ -10,7 +11,7 @@ const PAGE_SIZE = 20;
 export async function lobby() {
   const [presets, levels] = await Promise.all([get("/rules/presets"), get("/bots/levels")]);
   const message = h("p", { class: "error", role: "alert" });
-  const name = h("input", { id: "name", name: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
+  const name = h("input", { id: "name", name: "name", maxlength: 40, placeholder: t("form.your_name"), value: playerName() });
   const preset = h("select", { id: "preset", name: "preset" },
     presets.map((p) => h("option", { value: p.name }, p.name)));
   const players = h("select", { id: "players", name: "players" });
@@ -18,16 +19,16 @@ export async function lobby() {
   const target = h("input", { id: "target", name: "target", type: "number", min: 1, max: 1000, placeholder: "41" });
 
   function seatChoice(seat) {
-    return h("label", {}, `Seat ${seat + 1}`, h("select", { name: `seat${seat}`, "data-seat": seat },
+    return h("label", {}, t("seat.numbered", { n: seat + 1 }), h("select", { name: `seat${seat}`, "data-seat": seat },
       levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" },
-        `Level ${level.level}: ${level.bot}. ${level.summary}`)),
-      h("option", { value: "open" }, "open for a friend")));
+        t("lobby.level", { level: level.level, bot: level.bot, summary: level.summary }))),
+      h("option", { value: "open" }, t("lobby.open_for_friend"))));
   }
 
   function refreshPlayers() {
     const chosen = presets.find((p) => p.name === preset.value);
     const count = Number(players.value) || chosen.players[0];
-    players.replaceChildren(...chosen.players.map((n) => h("option", { value: n, selected: n === count }, `${n} players`)));
+    players.replaceChildren(...chosen.players.map((n) => h("option", { value: n, selected: n === count }, t("form.n_players", { n }))));
     if (!chosen.players.includes(count)) players.value = chosen.players[0];
     others.replaceChildren(...Array.from({ length: Number(players.value) - 1 }, (_, i) => seatChoice(i + 1)));
   }
@@ -38,7 +39,7 @@ export async function lobby() {
   async function create(event) {
     event.preventDefault();
     rememberName(name.value.trim());
-    const seats = [{ type: "human", name: name.value.trim() || "You", mine: true }];
+    const seats = [{ type: "human", name: name.value.trim() || t("name.you"), mine: true }];
     for (const select of others.querySelectorAll("select")) {
       seats.push(select.value === "open" ? { type: "open" } : { type: "bot", level: Number(select.value) });
     }
@@ -64,9 +65,9 @@ export async function lobby() {
     const total = pagination.total_pages || 1;
     const turn = (to) => { pages[status] = to; refreshLists().catch(() => {}); };
     pagers[status].replaceChildren(
-      h("button", { class: "small", disabled: pages[status] <= 1, onclick: () => turn(pages[status] - 1), id: `${status}-newer` }, "Newer"),
-      h("span", { id: `${status}-page` }, `page ${pages[status]} of ${total} (${pagination.total ?? 0} games)`),
-      h("button", { class: "small", disabled: pages[status] >= total, onclick: () => turn(pages[status] + 1), id: `${status}-older` }, "Older"));
+      h("button", { class: "small", disabled: pages[status] <= 1, onclick: () => turn(pages[status] - 1), id: `${status}-newer` }, t("pager.newer")),
+      h("span", { id: `${status}-page` }, t("pager.page", { page: pages[status], pages: total, games: pagination.total ?? 0 })),
+      h("button", { class: "small", disabled: pages[status] >= total, onclick: () => turn(pages[status] + 1), id: `${status}-older` }, t("pager.older")));
   }
 
   async function join(game, seat) {
@@ -78,7 +79,7 @@ export async function lobby() {
     }
   }
 
-  const describeSeats = (game) => game.seats.map((s) => s.type === "open" ? "open" : seatName(game, s.seat)).join(" · ");
+  const describeSeats = (game) => game.seats.map((s) => s.type === "open" ? t("lobby.open") : seatName(game, s.seat)).join(" · ");
 
   async function refreshLists() {
     const [openPage, activePage] = await Promise.all(["open", "active"].map((status) =>
@@ -87,32 +88,31 @@ export async function lobby() {
     pager("open", openPage.pagination);
     pager("active", activePage.pagination);
     openList.replaceChildren(...(open.length ? open.map((game) => h("li", {},
-      h("span", {}, `${game.preset}, ${game.players} players: ${describeSeats(game)}`),
+      h("span", {}, `${t("game.kind", { preset: game.preset, players: game.players })}: ${describeSeats(game)}`),
       game.seats.filter((s) => s.type === "open").map((s) => savedSeat(game.id)
-        ? h("span", { class: "muted" }, "your game")
-        : h("button", { class: "small", onclick: () => join(game, s.seat) }, `Join seat ${s.seat + 1}`)))) : [h("li", { class: "muted" }, "No open game right now.")]));
+        ? h("span", { class: "muted" }, t("lobby.your_game"))
+        : h("button", { class: "small", onclick: () => join(game, s.seat) }, t("lobby.join_seat", { n: s.seat + 1 }))))) : [h("li", { class: "muted" }, t("lobby.no_open"))]));
     activeList.replaceChildren(...(active.length ? active.map((game) => h("li", {},
       h("span", {}, `${game.preset}: ${describeSeats(game)} (${game.scores.join(" – ")})`),
-      h("a", { class: "button small", href: `#/games/${game.id}` }, "Watch"))) : [h("li", { class: "muted" }, "No game in play.")]));
+      h("a", { class: "button small", href: `#/games/${game.id}` }, t("lobby.watch")))) : [h("li", { class: "muted" }, t("lobby.none_in_play"))]));
   }
 
   show(
     h("section", { class: "panel" },
-      h("h1", {}, "Play Ronda"),
-      h("p", {}, "The Moroccan fishing card game: capture cards of the rank you play, chain ranks for streaks, declare pairs and triples. ",
-        h("a", { href: "#/rules" }, "The rules"), "."),
+      h("h1", {}, t("lobby.title")),
+      h("p", {}, t("lobby.intro"), " ", h("a", { href: "#/rules" }, t("join.the_rules"))),
       h("form", { id: "new-game", onsubmit: create },
-        h("label", {}, "Your name", name),
-        h("label", {}, "Rules", preset),
+        h("label", {}, t("form.your_name"), name),
+        h("label", {}, t("form.rules"), preset),
         h("ul", { class: "presets" }, presets.map((p) => h("li", {}, h("b", {}, p.name), `: ${p.summary}`))),
-        h("label", {}, "Players", players),
+        h("label", {}, t("form.players"), players),
         others,
-        h("label", {}, "Points to win (optional)", target),
-        h("button", { type: "submit", id: "create" }, "Start the game"),
+        h("label", {}, t("lobby.target"), target),
+        h("button", { type: "submit", id: "create" }, t("lobby.start")),
         message)),
-    h("section", { class: "panel" }, h("h2", {}, "Open games"), openList, pagers.open),
-    h("section", { class: "panel" }, h("h2", {}, "Games in play"), activeList, pagers.active,
-      h("p", { class: "muted" }, "Share a game's address to let others watch it: ", h("code", {}, link("/games/<id>")))),
+    h("section", { class: "panel" }, h("h2", {}, t("lobby.open_games")), openList, pagers.open),
+    h("section", { class: "panel" }, h("h2", {}, t("lobby.in_play")), activeList, pagers.active,
+      h("p", { class: "muted" }, t("lobby.share"), " ", h("code", {}, link("/games/<id>")))),
   );
   await refreshLists();
   const timer = setInterval(() => refreshLists().catch(() => {}), LIST_REFRESH_MS); // games opened elsewhere appear

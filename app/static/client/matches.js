@@ -2,6 +2,7 @@
 import { errorText, eventsAfter, get, post } from "./api.js";
 import { cardRow } from "./cards.js";
 import { h, show } from "./dom.js";
+import { t } from "./i18n.js";
 import { campName, describe, seatName } from "./words.js";
 
 const percent = (x) => x === null ? "–" : `${(100 * x).toFixed(1)}%`;
@@ -11,9 +12,9 @@ export async function matchesPage() {
     get("/rules/presets"), get("/bots/levels"), get("/bots?page=1&page_size=100"), get("/ratings")]);
   const message = h("p", { class: "error", role: "alert" });
   const entrants = h("div", { class: "seats" });
-  const botSelect = (index, chosen) => h("label", {}, `Entrant ${index}`, h("select", { name: "bot" },
+  const botSelect = (index, chosen) => h("label", {}, t("match.entrant", { n: index }), h("select", { name: "bot" },
     levels.map(({ bot }) => h("option", { value: bot, selected: bot === chosen }, bot)),
-    registered.map((bot) => h("option", { value: bot.entrant }, `${bot.name} (registered bot)`))));
+    registered.map((bot) => h("option", { value: bot.entrant }, t("match.registered", { name: bot.name })))));
   entrants.append(botSelect(0, "greedy"), botSelect(1, "random"));
   const games = h("input", { id: "games", type: "number", min: 1, max: 1000, value: 20 });
   const preset = h("select", { id: "match-preset" }, presets.map((p) => h("option", { value: p.name }, p.name)));
@@ -29,21 +30,20 @@ export async function matchesPage() {
     }
   }
 
-  show(h("section", { class: "panel" }, h("h1", {}, "Bot matches"),
-    h("p", {}, "Bots play each other on the workers; the seats rotate and every deck is dealt once per rotation, ",
-      "so luck evens out. Win rates come with their 95% Wilson interval."),
+  show(h("section", { class: "panel" }, h("h1", {}, t("nav.matches")),
+    h("p", {}, t("match.intro")),
     h("form", { id: "new-match", onsubmit: start },
-      h("label", {}, "Rules", preset), entrants,
+      h("label", {}, t("form.rules"), preset), entrants,
       h("p", {}, h("button", { type: "button", class: "small", onclick: () => {
         const count = entrants.children.length;
         if (count < 4) entrants.append(botSelect(count, "greedy"));
-      } }, "Add an entrant")),
-      h("label", {}, "Games", games),
-      h("button", { type: "submit", id: "start-match" }, "Start the match"), message)),
-  h("section", { class: "panel" }, h("h2", {}, "Rating ladder (Elo)"),
-    h("p", { class: "muted" }, "Every match game between two different bots counts; everyone starts at 1500."),
+      } }, t("match.add"))),
+      h("label", {}, t("boards.games"), games),
+      h("button", { type: "submit", id: "start-match" }, t("match.start")), message)),
+  h("section", { class: "panel" }, h("h2", {}, t("match.ladder")),
+    h("p", { class: "muted" }, t("match.ladder_says")),
     h("div", { class: "scroll" }, h("table", { id: "ladder" },
-      h("thead", {}, h("tr", {}, ["Bot", "Rating", "Games", "Wins", "Losses"].map((title) => h("th", {}, title)))),
+      h("thead", {}, h("tr", {}, [t("match.bot"), t("boards.rating"), t("boards.games"), t("match.wins"), t("match.losses")].map((title) => h("th", {}, title)))),
       h("tbody", {}, ladder.map((row) => h("tr", {}, h("td", {}, nameOf(row.entrant)), h("td", {}, row.rating.toFixed(0)),
         h("td", {}, row.games), h("td", {}, row.wins), h("td", {}, row.losses))))))));
 
@@ -62,24 +62,24 @@ export function matchPage(matchId) {
       const games = await get(`/matches/${matchId}/games?page=1&page_size=100`);
       if (stopped) return;
       const forfeit = match.forfeited_by === null ? ""
-        : ` · forfeited by entrant ${match.forfeited_by} (${nameOf(match.bots[match.forfeited_by])})`;
+        : ` · ${t("match.forfeited", { n: match.forfeited_by, bot: nameOf(match.bots[match.forfeited_by]) })}`;
       show(h("section", { class: "panel" },
-        h("h1", {}, `Match: ${match.bots.map(nameOf).join(" vs ")}`),
-        h("p", { id: "match-progress" },
-          `${match.rules.preset} · ${match.games_done} of ${match.games_total} games · ${match.status}${forfeit}`),
-        h("progress", { max: match.games_total, value: match.games_done, "aria-label": "Games played" }),
-        h("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": "Standings" }, h("table", { id: "standings" },
-          h("thead", {}, h("tr", {}, ["Entrant", "Bot", "Wins", "Win rate", "95% interval", "Mean points", "ms a move"]
-            .map((title) => h("th", {}, title)))),
+        h("h1", {}, t("match.title", { bots: match.bots.map(nameOf).join(` ${t("match.vs")} `) })),
+        h("p", { id: "match-progress" }, `${match.rules.preset} · ${t("match.progress", { done: match.games_done, total: match.games_total })}`
+          + ` · ${t(`status.${match.status}`)}${forfeit}`),
+        h("progress", { max: match.games_total, value: match.games_done, "aria-label": t("match.played") }),
+        h("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": t("match.standings") }, h("table", { id: "standings" },
+          h("thead", {}, h("tr", {}, [t("match.entrant_column"), t("match.bot"), t("match.wins"), t("match.win_rate"), t("match.interval"),
+            t("match.mean_points"), t("match.ms_a_move")].map((title) => h("th", {}, title)))),
           h("tbody", {}, match.entrants.map((e) => h("tr", {},
             h("td", {}, e.entrant), h("td", {}, nameOf(e.bot)), h("td", {}, e.wins), h("td", {}, percent(e.win_rate)),
             h("td", {}, `${percent(e.win_rate_low)} – ${percent(e.win_rate_high)}`),
             h("td", {}, e.mean_points?.toFixed(1) ?? "–"), h("td", {}, e.mean_ms_per_move?.toFixed(2) ?? "–")))))),
         h("p", { class: "muted" }, match.seating),
-        h("h2", {}, "Games"),
+        h("h2", {}, t("boards.games")),
         h("ul", { class: "games", id: "match-games" }, games.map((game) => h("li", {},
-          h("span", {}, `${game.seats.map((s) => s.name).join(" vs ")}: ${game.scores.join(" – ")}`),
-          h("a", { class: "button small", href: `#/replay/${game.id}` }, "Replay"))))));
+          h("span", {}, `${game.seats.map((s) => s.name).join(` ${t("match.vs")} `)}: ${game.scores.join(" – ")}`),
+          h("a", { class: "button small", href: `#/replay/${game.id}` }, t("replay.replay")))))));
       if (match.status === "finished") return;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -111,7 +111,7 @@ export async function replayPage(gameId) {
   const moves = replay.map((step, index) => ["play", "declaration", "pass"].includes(step.event.type) ? index : -1).filter((i) => i >= 0);
   const rounds = replay.map((step, index) => step.event.type === "round_start" ? index : -1).filter((i) => i >= 0);
   let at = 0;
-  const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step", "aria-label": "Step through the game" });
+  const slider = h("input", { type: "range", min: 0, max: replay.length - 1, value: 0, id: "step", "aria-label": t("replay.slider") });
 
   // The table after the action an event belongs to (a frame follows each action, its id its last event's):
   // a step that names a move shows the move made.
@@ -119,26 +119,25 @@ export async function replayPage(gameId) {
 
   function tableAt(step) {
     const frame = frameAt(step.event.id);
-    if (!frame) return h("p", { class: "muted" }, "The game is not over: its hands stay hidden until then.");
+    if (!frame) return h("p", { class: "muted" }, t("replay.not_over"));
     return h("div", {},
-      h("section", { class: "table" }, h("h2", {}, "Table"),
-        frame.table.length ? cardRow(frame.table) : h("p", { class: "empty" }, "The table is empty."),
-        frame.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(frame.pile)) : null,
-        h("p", { class: "stock" }, `${frame.stock_count} in the stock`)),
+      h("section", { class: "table" }, h("h2", {}, t("table.table"), " ", h("span", { class: "stock" }, `· ${t("table.stock", { n: frame.stock_count })}`)),
+        frame.table.length ? cardRow(frame.table) : h("p", { class: "empty" }, t("table.empty")),
+        frame.pile.length ? h("div", {}, h("h3", {}, t("table.pile")), cardRow(frame.pile)) : null),
       h("div", { class: "replay-hands", id: "replay-hands" }, game.seats.map((seat) => h("div", { class: "seat", "data-seat": seat.seat },
         h("b", {}, seatName(game, seat.seat)),
-        frame.hands[seat.seat].length ? cardRow(frame.hands[seat.seat]) : h("span", { class: "muted" }, "no card")))));
+        frame.hands[seat.seat].length ? cardRow(frame.hands[seat.seat]) : h("span", { class: "muted" }, t("replay.no_card"))))));
   }
 
   function render() {
     const step = replay[at];
     slider.value = at;
     board.replaceChildren(
-      h("p", { id: "step-label", role: "status" }, `Step ${at + 1} of ${replay.length}: `, h("b", {}, describe(step.event, game))),
+      h("p", { id: "step-label", role: "status" }, `${t("replay.step", { n: at + 1, of: replay.length })} `, h("b", {}, describe(step.event, game))),
       h("div", { class: "scores" }, [...Array(camps).keys()].map((camp) => h("div", { class: "camp" },
         h("span", { class: "who" }, campName(game, camp)), h("span", { class: "points" }, step.scores[camp])))),
       tableAt(step),
-      h("ol", { class: "log", start: Math.max(1, at - 7), tabindex: 0, "aria-label": "The last steps" },
+      h("ol", { class: "log", start: Math.max(1, at - 7), tabindex: 0, "aria-label": t("replay.last_steps") },
         replay.slice(Math.max(0, at - 8), at + 1).map((s) => h("li", {}, describe(s.event, game)))));
   }
   const go = (to) => { at = Math.max(0, Math.min(replay.length - 1, to)); render(); };
@@ -148,17 +147,17 @@ export async function replayPage(gameId) {
   const board = h("div", { id: "replay" });
   const button = (label, id, onclick) => h("button", { onclick, id, "aria-label": label, title: label }, label);
   show(h("section", { class: "panel" },
-    h("h1", {}, `Replay: ${game.seats.map((s) => seatName(game, s.seat)).join(" vs ")}`),
-    h("p", { class: "muted" }, `${game.preset} · ${game.status}${game.seed ? ` · seed ${game.seed}` : ""}`),
+    h("h1", {}, t("replay.title", { seats: game.seats.map((s) => seatName(game, s.seat)).join(` ${t("match.vs")} `) })),
+    h("p", { class: "muted" }, `${game.preset} · ${t(`status.${game.status}`)}${game.seed ? ` · ${t("replay.seed", { seed: game.seed })}` : ""}`),
     h("div", { class: "controls" },
-      button("first", "first", () => go(0)),
-      button("previous round", "previous-round", () => go(previous(rounds))),
-      button("previous move", "previous-move", () => go(previous(moves))),
-      button("previous", "previous", () => go(at - 1)),
-      button("next", "next", () => go(at + 1)),
-      button("next move", "next-move", () => go(next(moves))),
-      button("next round", "next-round", () => go(next(rounds))),
-      button("last", "last", () => go(replay.length - 1)), slider),
+      button(t("replay.first"), "first", () => go(0)),
+      button(t("replay.previous_round"), "previous-round", () => go(previous(rounds))),
+      button(t("replay.previous_move"), "previous-move", () => go(previous(moves))),
+      button(t("replay.previous"), "previous", () => go(at - 1)),
+      button(t("replay.next"), "next", () => go(at + 1)),
+      button(t("replay.next_move"), "next-move", () => go(next(moves))),
+      button(t("replay.next_round"), "next-round", () => go(next(rounds))),
+      button(t("replay.last"), "last", () => go(replay.length - 1)), slider),
     board));
   render();
 }

@@ -1,6 +1,7 @@
 // Quick play (a ticket, waited for), your games across devices, and the leaderboards.
 import { call, errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
+import { language, t } from "./i18n.js";
 import { ensurePlayer, playerName, savedPlayer, saveSeat, usePlayerKey } from "./session.js";
 
 const WAIT_SECONDS = 25;
@@ -13,36 +14,36 @@ export async function quickPlay() {
   const preset = h("select", { id: "qp-rules" }, presets.map((p) => h("option", { value: p.name }, `${p.name}: ${p.summary}`)));
   const players = h("select", { id: "qp-players" });
   const rated = h("input", { id: "qp-rated", type: "checkbox" });
-  const fill = h("select", { id: "qp-bot-fill" }, h("option", { value: "" }, "no bot: keep waiting until the time is up"),
-    levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" }, `a level ${level.level} bot (${level.bot})`)));
+  const fill = h("select", { id: "qp-bot-fill" }, h("option", { value: "" }, t("quick.no_bot")),
+    levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" }, t("quick.bot_level", { level: level.level, bot: level.bot }))));
   const wait = h("input", { id: "qp-wait", type: "number", min: 1, max: 600, value: 30 });
   const waiting = h("section", { class: "panel", id: "waiting", hidden: true, "aria-live": "polite" });
-  const startButton = h("button", { type: "submit", id: "qp-start" }, "Quick play");
+  const startButton = h("button", { type: "submit", id: "qp-start" }, t("nav.play"));
   let ticket = null;
   let stopped = false;
   let left = false; // cancelled here: a long poll still under way answers for nobody
 
   function refreshPlayers() {
     const counts = presets.find((p) => p.name === preset.value).players.filter((n) => n === 2 || n === 4);
-    players.replaceChildren(...counts.map((n) => h("option", { value: n }, `${n} players`)));
+    players.replaceChildren(...counts.map((n) => h("option", { value: n }, t("form.n_players", { n }))));
   }
   preset.addEventListener("change", refreshPlayers);
   refreshPlayers();
 
   function showWaiting() {
     waiting.hidden = false;
-    waiting.replaceChildren(h("h2", {}, "Looking for players…"),
-      h("p", {}, `${ticket.rules.preset}, ${ticket.players} players${ticket.rated ? ", rated" : ""}: players within `,
-        h("b", { id: "qp-window" }, `${Math.round(ticket.window)}`), ` points of your ${Math.round(ticket.rating)}`,
-        ` (wider the longer you wait); ${ticket.bot_fill ? `a ${ticket.bot_fill} bot` : "nobody"} at `,
-        new Date(ticket.expires_at * 1000).toLocaleTimeString(), "."),
-      h("button", { id: "qp-cancel", onclick: cancel }, "Cancel"));
+    waiting.replaceChildren(h("h2", {}, t("quick.looking")),
+      h("p", {}, `${t("game.kind", { preset: ticket.rules.preset, players: ticket.players })}${ticket.rated ? `, ${t("quick.rated_short")}` : ""}: `,
+        t("quick.window_before"), " ", h("b", { id: "qp-window" }, `${Math.round(ticket.window)}`), " ",
+        t("quick.window_after", { rating: Math.round(ticket.rating),
+          fill: ticket.bot_fill ? t("quick.fill_bot", { bot: ticket.bot_fill }) : t("quick.fill_nobody"),
+          at: new Date(ticket.expires_at * 1000).toLocaleTimeString(language()) })),
+      h("button", { id: "qp-cancel", onclick: cancel }, t("quick.cancel")));
   }
 
   function ended() {
     startButton.disabled = false;
-    waiting.replaceChildren(h("p", { id: "qp-ended" }, ticket.status === "expired"
-      ? "Nobody came in time. Try again, or let a bot fill the seats." : "You left the queue."));
+    waiting.replaceChildren(h("p", { id: "qp-ended" }, t(ticket.status === "expired" ? "quick.expired" : "quick.left")));
   }
 
   async function follow(me) {
@@ -97,15 +98,15 @@ export async function quickPlay() {
     }
   }
 
-  show(h("section", { class: "panel" }, h("h1", {}, "Quick play"),
-    h("p", {}, "Meet players of about your rating in a new game; a bot can take the seats nobody takes in time."),
+  show(h("section", { class: "panel" }, h("h1", {}, t("nav.play")),
+    h("p", {}, t("quick.intro")),
     h("form", { id: "quick-play", onsubmit: start },
-      h("label", {}, "Your name", name),
-      h("label", {}, "Rules", preset),
-      h("label", {}, "Players", players),
-      h("label", { class: "check" }, rated, " Rated (counts on the leaderboard)"),
-      h("label", {}, "If nobody comes", fill),
-      h("label", {}, "Wait at most (seconds)", wait),
+      h("label", {}, t("form.your_name"), name),
+      h("label", {}, t("form.rules"), preset),
+      h("label", {}, t("form.players"), players),
+      h("label", { class: "check" }, rated, ` ${t("quick.rated")}`),
+      h("label", {}, t("quick.if_nobody"), fill),
+      h("label", {}, t("quick.wait"), wait),
       startButton,
       message)), waiting);
   return () => {
@@ -116,7 +117,7 @@ export async function quickPlay() {
 
 export async function myGames() {
   const message = h("p", { class: "error", role: "alert" });
-  const key = h("input", { id: "player-key", autocomplete: "off", "aria-label": "Player key" });
+  const key = h("input", { id: "player-key", autocomplete: "off", "aria-label": t("mine.key") });
   const useKey = h("form", { id: "use-key", onsubmit: async (event) => {
     event.preventDefault();
     try {
@@ -125,11 +126,11 @@ export async function myGames() {
     } catch (error) {
       message.textContent = errorText(error);
     }
-  } }, h("label", {}, "Continue here as the player of this key", key), h("button", { type: "submit" }, "Use the key"), message);
+  } }, h("label", {}, t("mine.continue_here"), key), h("button", { type: "submit" }, t("mine.use_key")), message);
   const me = savedPlayer();
   if (!me) {
-    show(h("section", { class: "panel" }, h("h1", {}, "Your games"),
-      h("p", {}, "Play with ", h("a", { href: "#/play" }, "Quick play"), " to become a player, or use your player key from another device."),
+    show(h("section", { class: "panel" }, h("h1", {}, t("nav.mine")),
+      h("p", {}, t("mine.become_before"), " ", h("a", { href: "#/play" }, t("nav.play")), " ", t("mine.become_after")),
       useKey));
     return;
   }
@@ -139,21 +140,21 @@ export async function myGames() {
     get("/players/me/games?status=finished&page_size=20", { token: me.token }),
     get("/players/me", { token: me.token })]);
   const row = (game) => h("li", {}, h("a", { href: `#/games/${game.id}` },
-    `${game.preset}: ${game.seats.map((s) => s.name || "open").join(" · ")}`),
-    game.your_turn ? h("b", { class: "your-turn" }, " Your turn") : null,
+    `${game.preset}: ${game.seats.map((s) => s.name || t("lobby.open")).join(" · ")}`),
+    game.your_turn ? h("b", { class: "your-turn" }, ` ${t("table.title_cue")}`) : null,
     game.status === "finished" ? ` (${game.scores.join(" – ")})` : null);
-  show(h("section", { class: "panel" }, h("h1", {}, `${record.name}'s games`),
-    h("p", { class: "muted" }, `${record.games} finished, ${record.wins} won`,
+  show(h("section", { class: "panel" }, h("h1", {}, t("mine.games_of", { name: record.name })),
+    h("p", { class: "muted" }, t("mine.record", { games: record.games, wins: record.wins }),
       record.ratings.map((r) => ` · ${r.pool}: ${Math.round(r.rating)}${r.provisional ? "?" : ""}`).join("")),
-    open.length ? [h("h2", {}, "Waiting for players"), h("ul", { class: "games", id: "my-open" }, open.map(row))] : null,
-    h("h2", {}, "In play"), h("ul", { class: "games", id: "my-active" },
-      active.length ? active.map(row) : h("li", { class: "muted" }, "None: try Quick play.")),
-    h("h2", {}, "Finished"), h("ul", { class: "games", id: "my-finished" },
-      finished.length ? finished.map(row) : h("li", { class: "muted" }, "None yet."))),
-  h("section", { class: "panel" }, h("h2", {}, "On another device"),
-    h("p", {}, "Your player key acts for all your games: keep it secret, paste it on your other device."),
-    h("details", {}, h("summary", {}, "Show your player key"),
-      h("input", { id: "my-key", readonly: true, value: me.token, "aria-label": "Your player key" })),
+    open.length ? [h("h2", {}, t("mine.waiting")), h("ul", { class: "games", id: "my-open" }, open.map(row))] : null,
+    h("h2", {}, t("mine.in_play")), h("ul", { class: "games", id: "my-active" },
+      active.length ? active.map(row) : h("li", { class: "muted" }, t("mine.none_active"))),
+    h("h2", {}, t("mine.finished")), h("ul", { class: "games", id: "my-finished" },
+      finished.length ? finished.map(row) : h("li", { class: "muted" }, t("mine.none_finished")))),
+  h("section", { class: "panel" }, h("h2", {}, t("mine.other_device")),
+    h("p", {}, t("mine.key_says")),
+    h("details", {}, h("summary", {}, t("mine.show_key")),
+      h("input", { id: "my-key", readonly: true, value: me.token, "aria-label": t("mine.your_key") })),
     useKey));
 }
 
@@ -161,11 +162,11 @@ export async function leaderboards(pool) {
   const pools = await get("/leaderboards");
   const chosen = pool || "classic-2";
   const rows = await get(`/leaderboards/${chosen}?page_size=50`);
-  const picker = h("select", { id: "pool", "aria-label": "Pool", onchange: (event) => { location.hash = `#/leaderboards/${event.target.value}`; } },
-    pools.map((p) => h("option", { value: p.name, selected: p.name === chosen }, `${p.preset}, ${p.players} players`)));
-  show(h("section", { class: "panel" }, h("h1", {}, "Leaderboards"), h("label", {}, "Pool ", picker),
-    h("table", { id: "leaderboard" }, h("thead", {}, h("tr", {}, ["#", "Who", "Rating", "Games", "Won"].map((t) => h("th", {}, t)))),
+  const picker = h("select", { id: "pool", "aria-label": t("boards.pool"), onchange: (event) => { location.hash = `#/leaderboards/${event.target.value}`; } },
+    pools.map((p) => h("option", { value: p.name, selected: p.name === chosen }, t("game.kind", { preset: p.preset, players: p.players }))));
+  show(h("section", { class: "panel" }, h("h1", {}, t("nav.leaderboards")), h("label", {}, `${t("boards.pool")} `, picker),
+    h("table", { id: "leaderboard" }, h("thead", {}, h("tr", {}, ["#", t("boards.who"), t("boards.rating"), t("boards.games"), t("boards.won")].map((title) => h("th", {}, title)))),
       h("tbody", {}, rows.length ? rows.map((r) => h("tr", {}, h("td", {}, r.rank), h("td", {}, r.name),
-        h("td", {}, `${Math.round(r.rating)}${r.provisional ? " (provisional)" : ""}`), h("td", {}, r.games), h("td", {}, r.wins)))
-        : h("tr", {}, h("td", { colspan: 5, class: "muted" }, "No rated game in this pool yet."))))));
+        h("td", {}, `${Math.round(r.rating)}${r.provisional ? ` ${t("boards.provisional")}` : ""}`), h("td", {}, r.games), h("td", {}, r.wins)))
+        : h("tr", {}, h("td", { colspan: 5, class: "muted" }, t("boards.none")))))));
 }

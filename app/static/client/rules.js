@@ -1,6 +1,7 @@
 // docs/rules.md, rendered: headings, paragraphs, lists, tables, code, bold and italics.
 import { get } from "./api.js";
 import { h, show } from "./dom.js";
+import { language, t } from "./i18n.js";
 
 function inline(text) {
   const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -16,7 +17,7 @@ export function renderMarkdown(markdown) {
     const heading = line.match(/^(#{1,4}) (.*)/);
     if (heading) {
       const id = heading[2].toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
-      html.push(`<h${heading[1].length} id="${id}">${inline(heading[2])}</h${heading[1].length}>`);
+      html.push(`<h${heading[1].length}${id ? ` id="${id}"` : ""}>${inline(heading[2])}</h${heading[1].length}>`); // no id from Arabic words
       i++;
     } else if (line.startsWith("|")) {
       const rows = [];
@@ -51,12 +52,14 @@ export function renderMarkdown(markdown) {
   return html.join("\n");
 }
 
-// A player's guide first (static/guide.md), then the full rules with every option, for client authors.
+// A player's guide first, in the player's language (static/guide.<code>.md), then the full rules with
+// every option, for client authors: the contract, kept in English only.
 export async function rulesPage() {
-  const [guide, rules] = await Promise.all(["/static/guide.md", "/static/rules.md"].map((path) => fetch(path).then((r) => r.text())));
+  const guidePath = language() === "en" ? "/static/guide.md" : `/static/guide.${language()}.md`;
+  const [guide, rules] = await Promise.all([guidePath, "/static/rules.md"].map((path) => fetch(path).then((r) => r.text())));
   const intro = h("article", { class: "panel rules", id: "guide" });
   intro.innerHTML = renderMarkdown(guide);
-  const article = h("article", { class: "panel rules", id: "full-rules" });
+  const article = h("article", { class: "panel rules", id: "full-rules", lang: "en", dir: "ltr" });
   article.innerHTML = renderMarkdown(rules);
-  show(intro, article);
+  show(intro, language() === "en" ? null : h("p", { class: "muted", id: "full-rules-note" }, t("rules.full")), article);
 }

@@ -1,6 +1,7 @@
 // What this browser remembers: each game's seat and token (so a reload returns to the seat), the
 // player's name, and the player (their token acts for all their seats, from any device).
 import { claimSeat, get, post } from "./api.js";
+import { t } from "./i18n.js";
 
 const PLAYER_KEY = "ronda:player";
 
@@ -21,7 +22,7 @@ function savePlayer(player, token) {
 export async function ensurePlayer(name) {
   const kept = savedPlayer();
   if (kept) return kept;
-  const created = await post("/players", { name: name || "Player" });
+  const created = await post("/players", { name: name || t("name.player") });
   savePlayer(created.player, created.token);
   return savedPlayer();
 }
@@ -64,8 +65,7 @@ export function rememberName(name) {
 export async function takeSeat(gameId, seat, name) {
   const held = savedSeat(gameId);
   if (held) {
-    throw new Error(`this browser already holds seat ${held.seat + 1} of this game: send the invite to a friend, `
-      + "or open it in another browser");
+    throw new Error(t("join.already_yours", { n: held.seat + 1 }));
   }
   rememberName(name);
   const me = await ensurePlayer(name); // the seat is the player's: listed in their games

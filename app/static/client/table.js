@@ -7,11 +7,16 @@ import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
 import { clearTurnCue, clockText, setSound, soundOn, turnCue } from "./attention.js";
 import { cardPlaces, moveCards } from "./motion.js";
+import { t } from "./i18n.js";
 import { playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
-import { campName, describe, holdingName, seatName } from "./words.js";
+import { campName, declarationName, describe, holdingName, seatName } from "./words.js";
 
 const OFFER_LOOK_MS = 3000;
 const ANNOUNCE_MS = 2600;
+
+// The stream's state (sse.js), in words: "connecting", "live", "reconnecting" or "refused: <why>".
+const connectionWords = (status) => status.startsWith("refused: ")
+  ? t("connection.refused", { why: status.slice("refused: ".length) }) : t(`connection.${status}`);
 
 // Where each seat sits, counted from the viewer's (or seat 0's) and going round in playing order.
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"], 4: ["bottom", "right", "top", "left"] };
@@ -31,39 +36,39 @@ export async function table(gameId) {
   const announce = h("p", { class: "announce", id: "announce", role: "status", "aria-live": "assertive" });
   let announceTimer = null;
 
-  const actionLabel = (action) => action.type === "play" ? `Play the ${cardName(action.card)}`
-    : action.type === "declare" ? `Declare ${holdingName(view.holding)}` : "Declare nothing";
+  const actionLabel = (action) => action.type === "play" ? t("table.play_card", { card: cardName(action.card) })
+    : action.type === "declare" ? t("table.declare", { what: holdingName(view.holding) }) : t("table.declare_nothing");
   const teams = () => new Set(view.camps).size < view.players;
   const partnerOf = (s) => teams() ? view.seats.find((o) => o.seat !== s && view.camps[o.seat] === view.camps[s]) : null;
 
   function scores() {
     const camps = [...new Set(view.camps)];
-    return h("section", { class: "scores", id: "scores", "aria-label": "Scores" }, camps.map((camp) => h("div", {
+    return h("section", { class: "scores", id: "scores", "aria-label": t("table.scores") }, camps.map((camp) => h("div", {
       class: `camp${view.winner === camp ? " winner" : ""}${seat && view.camps[seat.seat] === camp ? " mine" : ""}`,
-    }, h("span", { class: "who" }, campName(view, camp), teams() ? " (partners)" : null),
+    }, h("span", { class: "who" }, campName(view, camp), teams() ? ` ${t("table.partners")}` : null),
       h("span", { class: "points", "data-camp": camp }, `${view.scores[camp]}`),
-      h("span", { class: "of" }, ` / ${view.rules.target} · captured ${view.captured_counts[camp]}`))));
+      h("span", { class: "of" }, ` / ${view.rules.target} · ${t("table.captured", { n: view.captured_counts[camp] })}`))));
   }
 
   function status() {
-    if (view.status === "finished") return "Game over.";
-    if (view.status === "open") return "Waiting for players to join the open seats.";
-    const names = view.awaiting.map((s) => seatName(view, s));
+    if (view.status === "finished") return t("table.over");
+    if (view.status === "open") return t("table.waiting_open");
+    const names = view.awaiting.map((s) => seatName(view, s)).join(t("table.and"));
     const mine = seat && view.awaiting.includes(seat.seat);
-    const what = view.phase === "declaring" ? "to declare" : "to play";
-    return mine ? `Your turn ${what}.` : `Waiting for ${names.join(" and ")} ${what}.`;
+    const declaring = view.phase === "declaring";
+    if (mine) return t(declaring ? "table.your_turn_declare" : "table.your_turn_play");
+    return t(declaring ? "table.waiting_declare" : "table.waiting_play", { names });
   }
 
   // The turn clock, when the awaited person's turn is timed: redrawn every second by the page.
   const clock = () => view.move_due_at ? h("span", { class: "clock", id: "turn-clock", role: "timer",
-    "aria-label": "Time left for this turn" }, clockText(view.move_due_at)) : null;
+    "aria-label": t("table.clock") }, clockText(view.move_due_at)) : null;
 
   // Declarations said aloud, and a round's end kept for its summary: only events new since the last drawing.
   function noticeNewEvents() {
     for (const event of state.log.slice(seen)) {
       if (event.type === "declaration") {
-        const word = event.kind.replace("_", " ");
-        announce.textContent = `${seatName(view, event.seat)}: ${word[0].toUpperCase()}${word.slice(1)}!`;
+        announce.textContent = t("table.announce", { who: seatName(view, event.seat), what: t(`declaration.${event.kind}`) });
         clearTimeout(announceTimer);
         announceTimer = setTimeout(() => { announce.textContent = ""; }, ANNOUNCE_MS);
       }
@@ -78,11 +83,11 @@ export async function table(gameId) {
     const end = state.log.indexOf(roundSummary);
     const from = state.log.findLastIndex((event, i) => i < end && event.type === "round_start");
     const scored = state.log.slice(from + 1, end).filter((event) => event.type === "score" || event.type === "table_swept");
-    return h("section", { class: "panel round-summary", id: "round-summary", "aria-label": "Round summary" },
-      h("h2", {}, `Round ${roundSummary.round + 1} is over`),
+    return h("section", { class: "panel round-summary", id: "round-summary", "aria-label": t("table.round_summary") },
+      h("h2", {}, t("table.round_over", { round: roundSummary.round + 1 })),
       h("ul", { class: "camp-totals" }, roundSummary.scores.map((points, camp) => h("li", {}, h("b", {}, campName(view, camp)), ` ${points}`))),
       scored.length ? h("ul", { class: "round-scores" }, scored.map((event) => h("li", {}, describe(event, view)))) : null,
-      h("button", { id: "close-summary", onclick: () => { roundSummary = null; render(); } }, "Continue"));
+      h("button", { id: "close-summary", onclick: () => { roundSummary = null; render(); } }, t("table.continue")));
   }
 
   const sinceLastPlay = () => state.log.slice(state.log.findLastIndex((event) => event.type === "play"));
@@ -98,7 +103,7 @@ export async function table(gameId) {
   function justTaken() {
     const taken = sinceLastPlay().flatMap((event) => event.type === "capture" ? [event.card, ...event.taken]
       : event.type === "pile_collected" ? event.cards : []);
-    return taken.length ? h("div", { class: "just-taken", id: "just-taken" }, h("h3", {}, "Just taken"),
+    return taken.length ? h("div", { class: "just-taken", id: "just-taken" }, h("h3", {}, t("table.just_taken")),
       cardRow(taken, () => ({ fresh: true }))) : null;
   }
 
@@ -115,32 +120,32 @@ export async function table(gameId) {
     const s = info.seat;
     const awaited = view.status === "active" && view.awaiting.includes(s);
     const played = lastPlay();
-    const tags = [seat?.seat === s ? "you" : null, seat && partnerOf(seat.seat)?.seat === s ? "your partner" : null,
-      view.dealer === s ? "deals" : null, awaited ? (view.phase === "declaring" ? "to declare" : "to play") : null].filter(Boolean);
+    const tags = [seat?.seat === s ? t("seat.you") : null, seat && partnerOf(seat.seat)?.seat === s ? t("seat.partner") : null,
+      view.dealer === s ? t("seat.deals") : null, awaited ? t(view.phase === "declaring" ? "seat.to_declare" : "seat.to_play") : null].filter(Boolean);
     const declared = view.declarations.filter((d) => d.seat === s);
     return h("div", { class: `seat place-${place}${awaited ? " awaited" : ""}${seat?.seat === s ? " me" : ""}${played?.seat === s ? " moved" : ""}`,
       "data-seat": s },
-    h("span", { class: "seat-line" }, h("b", { class: "name" }, info.type === "open" ? `Open seat ${s + 1}` : seatName(view, s)),
+    h("span", { class: "seat-line" }, h("b", { class: "name" }, info.type === "open" ? t("seat.open", { n: s + 1 }) : seatName(view, s)),
       tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null),
     h("span", { class: "seat-line" },
-      h("span", { class: "backs", role: "img", "aria-label": `${view.hand_counts[s]} cards in hand` }, Array.from({ length: view.hand_counts[s] }, cardBack)),
-      h("span", { class: "seat-points", "data-camp": view.camps[s] }, `${view.scores[view.camps[s]]} pts`),
-      h("span", { class: "captured" }, `captured ${view.captured_counts[view.camps[s]]}`)),
-    declared.length ? h("span", { class: "declared" }, declared.map((d) => `${d.kind.replace("_", " ")}${d.rank === null ? "" : ` of ${d.rank}s`}`).join(", ")) : null,
-    played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, `played the ${cardName(played.card)}`) : null);
+      h("span", { class: "backs", role: "img", "aria-label": t("seat.cards_held", { n: view.hand_counts[s] }) }, Array.from({ length: view.hand_counts[s] }, cardBack)),
+      h("span", { class: "seat-points", "data-camp": view.camps[s] }, t("seat.points", { n: view.scores[view.camps[s]] })),
+      h("span", { class: "captured" }, t("table.captured", { n: view.captured_counts[view.camps[s]] }))),
+    declared.length ? h("span", { class: "declared" }, declared.map((d) => declarationName(d.kind, d.rank)).join(", ")) : null,
+    played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, t("seat.played", { card: cardName(played.card) })) : null);
   }
 
   function felt() {
     if (view.status === "finished") return null; // the result says it all; the replay shows every step
     const base = seat ? seat.seat : 0;
     const places = PLACES[view.players];
-    return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": "The table" },
+    return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": t("table.felt") },
       view.seats.map((info) => seatBox(info, places[(info.seat - base + view.players) % view.players])),
-      h("div", { class: "table place-center", id: "table" }, h("h2", {}, "Table ", h("span", { class: "stock" }, `· ${view.stock_count} in the stock`)),
+      h("div", { class: "table place-center", id: "table" }, h("h2", {}, t("table.table"), " ", h("span", { class: "stock" }, `· ${t("table.stock", { n: view.stock_count })}`)),
         view.table.length ? Object.assign(cardRow(view.table, (card) => ({ fresh: card === justLaid() })), { id: "table-cards" })
-          : h("p", { class: "empty" }, "The table is empty."),
+          : h("p", { class: "empty" }, t("table.empty")),
         justTaken(),
-        view.pile.length ? h("div", {}, h("h3", {}, "Pile"), cardRow(view.pile)) : null));
+        view.pile.length ? h("div", {}, h("h3", {}, t("table.pile")), cardRow(view.pile)) : null));
   }
 
   function hand() {
@@ -149,7 +154,7 @@ export async function table(gameId) {
     const legal = view.status === "active" ? view.legal_actions : [];
     const playable = new Set(legal.filter((a) => a.type === "play").map((a) => a.card));
     const others = legal.filter((a) => a.type !== "play");
-    return h("section", { class: "hand", id: "hand", tabindex: -1, "aria-label": "Your hand" }, h("h2", { class: "visually-hidden" }, "Your hand"),
+    return h("section", { class: "hand", id: "hand", tabindex: -1, "aria-label": t("table.hand") }, h("h2", { class: "visually-hidden" }, t("table.hand")),
       cardRow(view.hand, (card) => playable.has(card) && !state.busy
         ? { legal: true, onPick: () => act({ type: "play", card }) } : {}),
       others.length ? h("div", { class: "actions", id: "actions" }, others.map((action) =>
@@ -160,26 +165,26 @@ export async function table(gameId) {
   function invites() {
     const open = view.seats.filter((s) => s.type === "open");
     if (!open.length || view.status !== "open") return null;
-    return h("section", { class: "panel invites", id: "invites" }, h("h2", {}, "Invite a friend"),
+    return h("section", { class: "panel invites", id: "invites" }, h("h2", {}, t("invite.title")),
       open.map((s) => {
         const address = link(`/join/${gameId}/${s.seat}`);
-        return h("p", { class: "invite" }, h("a", { href: address, id: `invite-${s.seat}` }, `Invite link for seat ${s.seat + 1}`), " ",
-          copyButton(address, `Copy the invite link for seat ${s.seat + 1}`));
+        return h("p", { class: "invite" }, h("a", { href: address, id: `invite-${s.seat}` }, t("invite.link", { n: s.seat + 1 })), " ",
+          copyButton(address, t("invite.copy", { n: s.seat + 1 })));
       }));
   }
 
   function outcome() {
     const score = view.scores.join(" – ");
-    if (view.outcome?.reason === "aborted") return "Aborted: nobody won";
-    if (!seat) return `${campName(view, view.winner)} won ${score}`;
-    return view.camps[seat.seat] === view.winner ? `You won ${score}` : `You lost ${score}`;
+    if (view.outcome?.reason === "aborted") return t("result.aborted");
+    if (!seat) return t("result.won_by", { camp: campName(view, view.winner), score });
+    return t(view.camps[seat.seat] === view.winner ? "result.you_won" : "result.you_lost", { score });
   }
 
   function ending() {
     const absent = view.outcome?.seat;
-    if (view.outcome?.reason === "aborted") return `Seat ${absent + 1} never made a first move in time: the game is not counted.`;
-    if (view.outcome?.reason === "forfeit") return `${campName(view, view.winner)} won: seat ${absent + 1} missed three turns in a row.`;
-    return `${campName(view, view.winner)} won.`;
+    if (view.outcome?.reason === "aborted") return t("result.aborted_why", { n: absent + 1 });
+    if (view.outcome?.reason === "forfeit") return t("result.forfeit_why", { camp: campName(view, view.winner), n: absent + 1 });
+    return t("result.won", { camp: campName(view, view.winner) });
   }
 
   function result() {
@@ -196,8 +201,7 @@ export async function table(gameId) {
     if (crypto.subtle) {
       crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${view.seed_salt}:${view.seed}`)).then((digest) => {
         const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-        check.textContent = hex === view.seed_commitment ? "✓ SHA-256(salt:seed) matches the commitment shown from the start."
-          : "✗ SHA-256(salt:seed) does not match the commitment!";
+        check.textContent = t(hex === view.seed_commitment ? "proof.matches" : "proof.differs");
       });
     }
     const camps = [...new Set(view.camps)];
@@ -208,22 +212,21 @@ export async function table(gameId) {
     return h("section", { class: "result panel", id: "result" },
       h("h2", { id: "outcome" }, outcome()),
       h("p", { id: "ending" }, ending()),
-      rows.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": "Scores by round" }, h("table", { id: "rounds" },
-        h("thead", {}, h("tr", {}, h("th", {}, "Round"), camps.map((camp) => h("th", {}, campName(view, camp))))),
-        h("tbody", {}, rows.map((row) => h("tr", {}, h("td", {}, row.last ? `${row.round + 1} (the game ended in it)` : row.round + 1),
+      rows.length ? h("div", { class: "scroll", tabindex: 0, "aria-label": t("result.by_round") }, h("table", { id: "rounds" },
+        h("thead", {}, h("tr", {}, h("th", {}, t("result.round")), camps.map((camp) => h("th", {}, campName(view, camp))))),
+        h("tbody", {}, rows.map((row) => h("tr", {}, h("td", {}, row.last ? t("result.last_round", { n: row.round + 1 }) : row.round + 1),
           row.scores.map((n) => h("td", {}, n))))))) : null,
-      h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, "Rematch") : null,
-        h("a", { class: "button", href: "#/" }, "New game"),
-        h("a", { class: "button", href: `#/replay/${gameId}` }, "Replay it step by step")),
+      h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, t("result.rematch")) : null,
+        h("a", { class: "button", href: "#/" }, t("result.new_game")),
+        h("a", { class: "button", href: `#/replay/${gameId}` }, t("result.replay"))),
       offer(),
       rematchNotice,
-      h("details", { class: "fairness" }, h("summary", {}, "Was the deal fair? The proof"),
-        h("dl", {}, h("dt", {}, "Seed"), h("dd", {}, h("code", {}, view.seed)),
-          h("dt", {}, "Salt"), h("dd", {}, h("code", {}, view.seed_salt)),
-          h("dt", {}, "Commitment"), h("dd", {}, h("code", {}, view.seed_commitment))),
+      h("details", { class: "fairness" }, h("summary", {}, t("proof.title")),
+        h("dl", {}, h("dt", {}, t("proof.seed")), h("dd", {}, h("code", {}, view.seed)),
+          h("dt", {}, t("proof.salt")), h("dd", {}, h("code", {}, view.seed_salt)),
+          h("dt", {}, t("proof.commitment")), h("dd", {}, h("code", {}, view.seed_commitment))),
         h("p", {}, check),
-        h("p", {}, "To verify the deal: the SHA-256 of \"<salt>:<seed>\" must equal the commitment this game showed ",
-          "from its creation; then every round's deck follows from the seed alone (", h("a", { href: "#/rules" }, "rules, §12"), ").")));
+        h("p", {}, t("proof.how"), " (", h("a", { href: "#/rules" }, t("proof.rules")), ").")));
   }
 
   // Another seat's ask for a rematch, read every few seconds once the game is over (the server
@@ -232,9 +235,9 @@ export async function table(gameId) {
     if (!seat || !offered) return null;
     const askers = offered.seats.filter((s) => s.type === "human").map((s) => s.name).join(", ");
     return h("section", { class: "panel", id: "rematch-offer", role: "alert" },
-      h("p", {}, `${askers || "Another player"} asks for a rematch.`),
-      h("p", { class: "buttons" }, h("button", { id: "accept-rematch", onclick: rematch }, "Accept"),
-        h("button", { id: "decline-rematch", class: "secondary", onclick: decline }, "Decline")));
+      h("p", {}, t("rematch.asked", { who: askers || t("rematch.someone") })),
+      h("p", { class: "buttons" }, h("button", { id: "accept-rematch", onclick: rematch }, t("rematch.accept")),
+        h("button", { id: "decline-rematch", class: "secondary", onclick: decline }, t("rematch.decline"))));
   }
 
   async function lookForOffer() {
@@ -251,7 +254,7 @@ export async function table(gameId) {
       await call("DELETE", `/games/${gameId}/rematch`, { token: seat.token });
       offered = null;
       clearInterval(offerTimer);
-      rematchNotice.textContent = "You declined the rematch.";
+      rematchNotice.textContent = t("rematch.declined");
       render();
     } catch (error) {
       rematchNotice.textContent = errorText(error);
@@ -273,14 +276,14 @@ export async function table(gameId) {
     const { notice: shown } = state;
     if (!shown) return null;
     return h("p", { class: "notice", id: "notice", role: "alert" }, shown.text, " ",
-      shown.retry ? h("button", { id: "retry", onclick: () => act(shown.retry) }, shown.pending ? "Send it now" : actionLabel(shown.retry)) : null,
-      shown.pending ? h("button", { id: "cancel-move", onclick: game.cancelPending }, "Cancel the move") : null);
+      shown.retry ? h("button", { id: "retry", onclick: () => act(shown.retry) }, shown.pending ? t("move.send_now") : actionLabel(shown.retry)) : null,
+      shown.pending ? h("button", { id: "cancel-move", onclick: game.cancelPending }, t("move.cancel")) : null);
   }
 
   function soundButton() {
     const on = soundOn();
     return h("button", { id: "sound", class: "small secondary", "aria-pressed": String(on),
-      onclick: () => { setSound(!on); render(); } }, on ? "Sound on" : "Sound off");
+      onclick: () => { setSound(!on); render(); } }, t(on ? "table.sound_on" : "table.sound_off"));
   }
 
   function render() {
@@ -289,16 +292,16 @@ export async function table(gameId) {
     noticeNewEvents();
     // A move keeps the focus in the hand (on its first playable card), not on the page's body.
     const handHadFocus = document.activeElement?.closest?.("#hand") || document.activeElement === document.body && state.acted;
-    const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": "What happened" },
+    const logList = h("ol", { class: "log", id: "log", tabindex: 0, "aria-label": t("table.log") },
       state.log.map((event) => h("li", {}, describe(event, view))));
-    const you = seat ? `you are ${seatName(view, seat.seat)}` : "watching";
+    const you = seat ? t("table.you_are", { name: seatName(view, seat.seat) }) : t("table.watching");
     const myTurn = !!seat && view.status === "active" && view.awaiting.includes(seat.seat);
     // First what a player needs on their turn, in one screen: whose turn, the felt, the hand.
     show(
       h("section", { class: "game-head" },
-        h("h1", {}, `${view.preset}, ${view.players} players · ${you}`),
-        h("span", { class: "muted" }, `Round ${view.round + 1}, deal ${view.deal + 1}/${view.deals_in_round} · to ${view.rules.target}`
-          + ` · ${view.streak.length > 1 ? `streak: ${view.streak.system} ×${view.streak.length} · ` : ""}${state.connection}`),
+        h("h1", {}, `${t("game.kind", { preset: view.preset, players: view.players })} · ${you}`),
+        h("span", { class: "muted" }, `${t("table.progress", { round: view.round + 1, deal: view.deal + 1, deals: view.deals_in_round, target: view.rules.target })}`
+          + ` · ${view.streak.length > 1 ? `${t("table.streak", { system: view.streak.system, n: view.streak.length })} · ` : ""}${connectionWords(state.connection)}`),
         seat ? soundButton() : null),
       h("p", { class: `status${myTurn ? " mine" : ""}`, id: "status", role: "status" }, status(), " ", clock()),
       announce,
@@ -309,15 +312,15 @@ export async function table(gameId) {
       felt(),
       hand(),
       h("section", { class: "panel below" }, lastMove(), scores(),
-        h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, "Link to watch this game"), " ",
-          copyButton(link(`/games/${gameId}`), "Copy the link to watch this game")),
-        h("h2", {}, "What happened"), logList),
+        h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, t("table.watch_link")), " ",
+          copyButton(link(`/games/${gameId}`), t("table.watch_copy"))),
+        h("h2", {}, t("table.log")), logList),
     );
     logList.scrollTop = logList.scrollHeight;
     // preventScroll: the hand keeps the focus without the status and the felt scrolling away.
     if (handHadFocus) (document.querySelector("#hand button.card.legal") || document.querySelector("#hand"))?.focus({ preventScroll: true });
     state.acted = false;
-    turnCue(myTurn, "Your turn");
+    turnCue(myTurn, t("table.title_cue"));
     moveCards(before, lastPlay()?.seat);
   }
 
@@ -343,16 +346,18 @@ export async function join(gameId, seatNumber) {
   const host = invited.seats.find((s) => s.type !== "open" && s.type !== "bot");
   const taken = invited.seats[seatNumber]?.type !== "open";
   const mine = savedSeat(gameId);
-  const name = h("input", { id: "name", maxlength: 40, placeholder: "Your name", value: playerName() });
+  const name = h("input", { id: "name", maxlength: 40, placeholder: t("form.your_name"), value: playerName() });
   const message = h("p", { class: "error", role: "alert" });
   const others = invited.seats.filter((s) => s.seat !== seatNumber)
-    .map((s) => s.type === "open" ? `seat ${s.seat + 1} open` : seatName(invited, s.seat)).join(", ");
+    .map((s) => s.type === "open" ? t("join.open_seat", { n: s.seat + 1 }) : seatName(invited, s.seat)).join(", ");
   show(h("section", { class: "panel" },
-    h("h1", {}, taken ? `Seat ${seatNumber + 1} is taken` : `${host ? seatName(invited, host.seat) : "Someone"} invites you to seat ${seatNumber + 1}`),
-    h("p", { id: "invite-rules" }, `${invited.preset} rules, ${invited.players} players, first to ${invited.rules?.target ?? "the target"}`,
-      `${invited.rated ? ", rated" : ""}. At the table: ${others}. `, h("a", { href: "#/rules" }, "The rules")),
-    taken ? h("p", { id: "seat-taken" }, `${seatName(invited, seatNumber)} sits there already.`)
-      : mine ? h("p", { id: "seat-taken" }, `This browser already holds seat ${mine.seat + 1} of this game: send the invite to a friend, or open it in another browser.`)
+    h("h1", {}, taken ? t("join.taken", { n: seatNumber + 1 })
+      : t("join.invites", { who: host ? seatName(invited, host.seat) : t("join.someone"), n: seatNumber + 1 })),
+    h("p", { id: "invite-rules" }, t(invited.rated ? "join.rules_rated" : "join.rules", {
+      preset: invited.preset, players: invited.players, target: invited.rules?.target ?? "?", others }), " ",
+    h("a", { href: "#/rules" }, t("join.the_rules"))),
+    taken ? h("p", { id: "seat-taken" }, t("join.sits_there", { who: seatName(invited, seatNumber) }))
+      : mine ? h("p", { id: "seat-taken" }, t("join.already_yours", { n: mine.seat + 1 }))
         : h("form", {
           onsubmit: async (event) => {
             event.preventDefault();
@@ -363,6 +368,6 @@ export async function join(gameId, seatNumber) {
               message.textContent = errorText(error);
             }
           },
-        }, h("label", {}, "Your name", name), h("button", { type: "submit" }, "Take the seat"), message),
-    h("p", {}, h("a", { href: `#/games/${gameId}` }, taken || mine ? "Watch the game" : "Only watch"))));
+        }, h("label", {}, t("form.your_name"), name), h("button", { type: "submit" }, t("join.take")), message),
+    h("p", {}, h("a", { href: `#/games/${gameId}` }, t(taken || mine ? "join.watch" : "join.only_watch")))));
 }
