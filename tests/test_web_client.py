@@ -442,7 +442,7 @@ def play_out_over_http(base, game_id, tokens, until_round=None):
     rng = random.Random(7)
     while True:
         spectator = requests.get(f"{base}/games/{game_id}").json()
-        if spectator["status"] == "finished" or until_round is not None and spectator["round"] >= until_round:
+        if spectator["status"] == "finished" or (until_round is not None and spectator["round"] >= until_round):
             return spectator
         for token in tokens:
             view = requests.get(f"{base}/games/{game_id}/view", headers={"Authorization": f"Bearer {token}"}).json()

@@ -279,7 +279,10 @@ def test_focus_stays_on_the_hand_after_a_move(page, live_server):
 
 
 FIRST_SCREEN = """() => {
-    const inside = (e) => { const b = e.getBoundingClientRect(); return b.top >= -0.5 && b.bottom <= innerHeight + 0.5; };
+    const inside = (e) => {
+        const b = e.getBoundingClientRect();
+        return b.top >= -0.5 && b.bottom <= innerHeight + 0.5;
+    };
     const parts = { status: '#status', felt: '#felt', hand: '#hand .card' };
     return Object.entries(parts).flatMap(([name, selector]) => {
         const found = [...document.querySelectorAll(selector)];
@@ -295,13 +298,15 @@ PHONE, DESKTOP = (390, 844), (1280, 800)
 
 
 @pytest.mark.parametrize("size, players, locale", [
-    (PHONE, 2, "en-US"), (DESKTOP, 2, "en-US"), (PHONE, 4, "en-US"), (DESKTOP, 4, "en-US"), (PHONE, 4, "ar"), (DESKTOP, 4, "ar"),
+    (PHONE, 2, "en-US"), (DESKTOP, 2, "en-US"), (PHONE, 4, "en-US"), (DESKTOP, 4, "en-US"),
+    (PHONE, 4, "ar"), (DESKTOP, 4, "ar"),
 ], ids=["phone-2p", "desktop-2p", "phone-4p", "desktop-4p", "phone-4p-arabic", "desktop-4p-arabic"])
 def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_stay_after_a_move(
         browser, live_server, size, players, locale):
     seats = [{"type": "human", "name": "Yasmine"}] + [{"type": "bot", "bot": "random"}] * (players - 1)
     game, tokens = game_with(live_server, seats, preset="simple", turn_timeout_seconds=600, first_dealer=players - 1)
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size == PHONE, locale=locale)
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=size == PHONE,
+                                  locale=locale)
     try:
         page = context.new_page()
         sit_at(page, live_server, game["id"], 0, tokens[0])
@@ -323,19 +328,21 @@ def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_
 
 def test_the_deck_is_forty_spanish_cards_with_their_pips_figures_pinta_and_real_backs(page, live_server):
     page.goto(f"{live_server}/")
+    page.locator("#new-game").wait_for()  # the lobby drawn: the deck goes beside it
     drawn = page.evaluate("""async () => {
         const { cardElement, cardBack } = await import('/static/client/cards.js');
         const deck = document.createElement('div');
         deck.id = 'deck';
         deck.className = 'cards panel';
-        document.querySelector('#main').replaceChildren(deck);
+        document.body.append(deck);
         const ranks = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12];
         const found = {};
         for (const suit of 'oceb') for (const rank of ranks) {
             const card = cardElement(`${rank}${suit}`);
             deck.append(card);
             const face = card.querySelector('svg.face');
-            found[`${rank}${suit}`] = { signs: face.querySelectorAll('use').length, figure: face.querySelectorAll('path, circle').length,
+            found[`${rank}${suit}`] = { signs: face.querySelectorAll('use').length,
+                figure: face.querySelectorAll('path, circle').length,
                 corners: [...face.querySelectorAll('text')].map((t) => t.textContent), name: card.textContent.trim(),
                 frame: face.querySelector('path').getAttribute('d').split('M').length - 1 };
         }
@@ -369,10 +376,11 @@ def test_your_turn_is_said_by_the_tab_and_a_sound_you_choose_and_a_declaration_a
     page.click("#sound")
     page.reload()
     expect(page.locator("#sound")).to_have_text("Sound on")  # remembered
-    view = requests.get(f"{live_server}/games/{game['id']}/view", headers={"Authorization": f"Bearer {tokens[1]}"}).json()
+    omar = {"Authorization": f"Bearer {tokens[1]}"}
+    view = requests.get(f"{live_server}/games/{game['id']}/view", headers=omar).json()
     assert view["holding"] == {"kind": "ronda", "rank": 4}
     requests.post(f"{live_server}/games/{game['id']}/actions", json={"type": "declare"},
-                  headers={"Authorization": f"Bearer {tokens[1]}", "If-Match": f'"{view["version"]}"'}).raise_for_status()
+                  headers={**omar, "If-Match": f'"{view["version"]}"'}).raise_for_status()
     expect(page.locator("#announce")).to_have_text("Omar: Ronda!")
     page.click("#hand button[data-action=pass]")
     expect(page.locator("#status")).to_have_text(re.compile("Your turn to play"))
@@ -410,11 +418,15 @@ def test_a_played_card_travels_to_the_table_unless_motion_is_reduced(browser, li
         sit_at(page, live_server, game["id"], 0, tokens[0])
         expect(page.locator("#hand button.card.legal").first).to_be_visible()
         on_table = {card[:-1] for card in requests.get(f"{live_server}/games/{game['id']}").json()["table"]}
-        played = next(card for card in page.locator("#hand button.card.legal").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        legal = page.locator("#hand button.card.legal").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        played = next(card for card in legal
                       if card[:-1] not in on_table)  # one that stays on the table (seed s0 deals one)
         card = page.locator(f"#hand button[data-card='{played}']")
         page.evaluate("""() => { window.moved = []; const animate = Element.prototype.animate;
-            Element.prototype.animate = function (...args) { window.moved.push(this.dataset.card); return animate.apply(this, args); }; }""")
+            Element.prototype.animate = function (...args) {
+                window.moved.push(this.dataset.card);
+                return animate.apply(this, args);
+            }; }""")
         card.click()
         expect(page.locator("#hand .card")).to_have_count(2)
         moved = page.evaluate("window.moved")

@@ -37,10 +37,14 @@ function sweep(place, toward) {
     { duration: SWEEP_MS, easing: "ease-in" }).finished.then(() => ghost.remove(), () => ghost.remove());
 }
 
-// After the page is drawn: `before` from cardPlaces(), `mover` the seat that played last.
-export function moveCards(before, mover) {
-  if (still() || !before.size || mover === undefined) return;
-  const seatBox = document.querySelector(`.seat[data-seat="${mover}"]`);
+// After the page is drawn: `before` from cardPlaces(), `lastMover` the seat of the last play in the
+// log, `me` the viewer's seat. A card gone from the hand is the viewer's own move, drawn as soon as
+// the server answers it, before the stream brings its events.
+export function moveCards(before, lastMover, me) {
+  if (still() || !before.size) return;
+  const held = new Set([...document.querySelectorAll("#hand .card[data-card]")].map((element) => element.dataset.card));
+  const mine = [...before].some(([card, place]) => !place.onTable && !held.has(card));
+  const seatBox = document.querySelector(`.seat[data-seat="${mine ? me : lastMover}"]`);
   const fromSeat = seatBox?.getBoundingClientRect();
   const onTable = new Set();
   for (const element of document.querySelectorAll("#table-cards > .card")) {

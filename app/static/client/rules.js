@@ -5,7 +5,9 @@ import { language, t } from "./i18n.js";
 
 function inline(text) {
   const escaped = text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  return escaped.replace(/`([^`]+)`/g, "<code>$1</code>").replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>")
+  // A code word with no space in it ("<seed>:<L>") is never broken across lines.
+  return escaped.replace(/`([^`]+)`/g, (_, code) => `<code${/\s/.test(code) ? "" : ' class="word"'}>${code}</code>`)
+    .replace(/\*\*([^*]+)\*\*/g, "<b>$1</b>")
     .replace(/\*([^*]+)\*/g, "<i>$1</i>");
 }
 

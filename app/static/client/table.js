@@ -68,7 +68,8 @@ export async function table(gameId) {
   function noticeNewEvents() {
     for (const event of state.log.slice(seen)) {
       if (event.type === "declaration") {
-        announce.textContent = t("table.announce", { who: seatName(view, event.seat), what: t(`declaration.${event.kind}`) });
+        const word = t(`declaration.${event.kind}`);
+        announce.textContent = t("table.announce", { who: seatName(view, event.seat), what: word[0].toUpperCase() + word.slice(1) });
         clearTimeout(announceTimer);
         announceTimer = setTimeout(() => { announce.textContent = ""; }, ANNOUNCE_MS);
       }
@@ -321,7 +322,7 @@ export async function table(gameId) {
     if (handHadFocus) (document.querySelector("#hand button.card.legal") || document.querySelector("#hand"))?.focus({ preventScroll: true });
     state.acted = false;
     turnCue(myTurn, t("table.title_cue"));
-    moveCards(before, lastPlay()?.seat);
+    moveCards(before, lastPlay()?.seat, seat?.seat);
   }
 
   game.subscribe(render);
