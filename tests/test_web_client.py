@@ -343,6 +343,7 @@ def test_every_kind_of_event_reads_as_words(page, live_server):
     for event in _events_of_whole_games():
         examples.setdefault(event["type"], event)
     page.goto(f"{live_server}/")
+    page.locator("#new-game").wait_for()  # the words loaded
     game = {"seats": [{"seat": 0, "name": "Amina"}, {"seat": 1, "name": "Omar"}, {"seat": 2, "name": "Lina"},
                       {"seat": 3, "name": "Driss"}], "camps": [0, 1, 0, 1]}
     streak_capture = {"id": 9, "type": "capture", "seat": 0, "camp": 0, "card": "3e", "taken": [], "reason": "match"}

@@ -371,7 +371,7 @@ def test_your_turn_is_said_by_the_tab_and_a_sound_you_choose_and_a_declaration_a
                              seed="s0")
     sit_at(page, live_server, game["id"], 0, tokens[0])
     expect(page.locator("#status")).to_have_class(re.compile("mine"))
-    assert page.title().startswith("●")
+    expect(page).to_have_title(re.compile("^● Your turn"))
     expect(page.locator("#sound")).to_have_text("Sound off")  # off until the player turns it on
     page.click("#sound")
     page.reload()
@@ -386,7 +386,7 @@ def test_your_turn_is_said_by_the_tab_and_a_sound_you_choose_and_a_declaration_a
     expect(page.locator("#status")).to_have_text(re.compile("Your turn to play"))
     page.locator("#hand button.card.legal").first.click()
     expect(page.locator("#status")).not_to_have_class(re.compile("mine"))
-    assert not page.title().startswith("●")
+    expect(page).to_have_title("Ronda")
 
 
 def test_a_round_s_end_is_summed_up_until_the_player_goes_on(page, live_server):
