@@ -403,6 +403,7 @@ def test_a_round_s_end_is_summed_up_until_the_player_goes_on(page, live_server):
     expect(summary).to_contain_text("Round 1 is over")
     expect(summary.locator(".camp-totals li")).to_have_text([f"Amina {end['scores'][0]}", f"Omar {end['scores'][1]}"])
     expect(summary.locator(".round-scores li").first).to_be_visible()  # what the round's end scored
+    page.wait_for_function("() => document.getAnimations().length === 0")
     page.screenshot(path=SCREENSHOTS / "round-summary.png")
     page.click("#close-summary")
     expect(summary).to_have_count(0)

@@ -78,11 +78,12 @@ export async function table(gameId) {
     seen = state.log.length;
   }
 
-  // Between rounds: each camp's total and what the round's end scored, until closed.
+  // Between rounds, over the table until closed: each camp's total and what the round's end scored
+  // (the sweep of the table, the cards beyond the share).
   function summaryOfRound() {
     if (!roundSummary) return null;
     const end = state.log.indexOf(roundSummary);
-    const from = state.log.findLastIndex((event, i) => i < end && event.type === "round_start");
+    const from = state.log.findLastIndex((event, i) => i < end && event.type === "play");
     const scored = state.log.slice(from + 1, end).filter((event) => event.type === "score" || event.type === "table_swept");
     return h("section", { class: "panel round-summary", id: "round-summary", "aria-label": t("table.round_summary") },
       h("h2", {}, t("table.round_over", { round: roundSummary.round + 1 })),
