@@ -2,6 +2,7 @@
 nothing lost (an own invite, a move made offline), the replay, the lobby's pages, accessibility
 (axe-core: 0 critical and 0 serious), focus and a finger's size on a phone."""
 
+import math
 import re
 from pathlib import Path
 
@@ -465,3 +466,25 @@ def test_the_client_speaks_the_browser_s_language_and_a_chosen_one_is_remembered
         page.screenshot(path=SCREENSHOTS / "table-arabic.png")
     finally:
         context.close()
+
+
+def test_each_person_s_rating_in_the_game_s_pool_shows_at_their_seat(page, live_server):
+    people = [requests.post(f"{live_server}/players", json={"name": name}).json() for name in ("Amina", "Omar")]
+    auth = [{"Authorization": f"Bearer {person['token']}"} for person in people]
+
+    def rated_game():
+        created = requests.post(f"{live_server}/games", headers=auth[0], json={
+            "players": 2, "rated": True, "rules": {"preset": "simple"}, "seats": [{"type": "human", "mine": True},
+                                                                                {"type": "open"}]}).json()
+        joined = requests.post(f"{live_server}/games/{created['game']['id']}/seats/1", json={}, headers=auth[1]).json()
+        return created["game"]["id"], [created["tokens"][0]["token"], joined["token"]]
+
+    first, tokens = rated_game()
+    play_out_over_http(live_server, first, tokens)
+    record = next(r for r in requests.get(f"{live_server}/players/{people[0]['player']['id']}").json()["ratings"]
+                  if r["pool"] == "simple-2")
+    second, tokens = rated_game()
+    sit_at(page, live_server, second, 0, tokens[0])
+    shown = f"{math.floor(record['rating'] + 0.5)}{'?' if record['provisional'] else ''}"  # as Math.round
+    expect(page.locator(".seat[data-seat='0'] .rating")).to_have_text(shown)
+    expect(page.locator(".seat[data-seat='1'] .rating")).to_be_visible()

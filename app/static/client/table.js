@@ -35,6 +35,18 @@ export async function table(gameId) {
   let roundSummary = null; // the last round's end, shown until closed or the next round's is due
   const announce = h("p", { class: "announce", id: "announce", role: "status", "aria-live": "assertive" });
   let announceTimer = null;
+  const ratings = {}; // seat → its player's rating in this game's pool ("1520", "1480?" while provisional)
+
+  // Read once: each person's rating, public (getPlayer), shown at their seat.
+  async function readRatings() {
+    const pool = `${view.preset}-${view.players}`;
+    const players = await Promise.all(view.seats.map((s) => s.player ? get(`/players/${s.player}`).catch(() => null) : null));
+    players.forEach((player, s) => {
+      const record = player?.ratings.find((r) => r.pool === pool);
+      if (record) ratings[s] = `${Math.round(record.rating)}${record.provisional ? "?" : ""}`;
+    });
+    if (Object.keys(ratings).length) render();
+  }
 
   const actionLabel = (action) => action.type === "play" ? t("table.play_card", { card: cardName(action.card) })
     : action.type === "declare" ? t("table.declare", { what: holdingName(view.holding) }) : t("table.declare_nothing");
@@ -128,6 +140,7 @@ export async function table(gameId) {
     return h("div", { class: `seat place-${place}${awaited ? " awaited" : ""}${seat?.seat === s ? " me" : ""}${played?.seat === s ? " moved" : ""}`,
       "data-seat": s },
     h("span", { class: "seat-line" }, h("b", { class: "name" }, info.type === "open" ? t("seat.open", { n: s + 1 }) : seatName(view, s)),
+      ratings[s] ? h("span", { class: "rating", title: t("boards.rating") }, ratings[s]) : null,
       tags.length ? h("span", { class: "tags" }, ` · ${tags.join(" · ")}`) : null),
     h("span", { class: "seat-line" },
       h("span", { class: "backs", role: "img", "aria-label": t("seat.cards_held", { n: view.hand_counts[s] }) }, Array.from({ length: view.hand_counts[s] }, cardBack)),
@@ -328,6 +341,7 @@ export async function table(gameId) {
 
   game.subscribe(render);
   render();
+  readRatings();
   offerTimer = setInterval(() => lookForOffer(), OFFER_LOOK_MS);
   const clockTimer = setInterval(() => {
     const shown = document.getElementById("turn-clock");
