@@ -392,7 +392,7 @@ def test_your_turn_is_said_by_the_tab_and_a_sound_you_choose_and_a_declaration_a
 
 def test_a_round_s_end_is_summed_up_until_the_player_goes_on(page, live_server):
     game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
-                             preset="simple")
+                             preset="simple", seed="a round summed up")  # with play_out_over_http's moves: two rounds
     sit_at(page, live_server, game["id"], 0, tokens[0])
     expect(page.locator("#hand")).to_be_visible()
     reached = play_out_over_http(live_server, game["id"], [tokens[0], tokens[1]], until_round=1)
