@@ -410,20 +410,21 @@ def test_a_round_s_end_is_summed_up_until_the_player_goes_on(page, live_server):
     expect(summary).to_have_count(0)
 
 
-@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
-def test_a_played_card_travels_to_the_table_unless_motion_is_reduced(browser, live_server, motion):
+# Seed s0 deals seat 0 the 3 of bastos (no 3 on the table: it stays there) and the 11 of copas
+# (it takes the 11 of bastos, then the 12 of oros as a run).
+@pytest.mark.parametrize("motion, played, travelling", [
+    ("no-preference", "3b", {"3b"}), ("no-preference", "11c", {"11c", "11b", "12o"}), ("reduce", "11c", set()),
+], ids=["to-the-table", "a-capture-sweeps", "reduced-motion"])
+def test_a_played_card_travels_to_the_table_or_sweeps_to_the_taker_unless_motion_is_reduced(
+        browser, live_server, motion, played, travelling):
     game, tokens = game_with(live_server, [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}],
                              preset="simple", first_dealer=1, seed="s0")
     context = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion=motion)
     try:
         page = context.new_page()
         sit_at(page, live_server, game["id"], 0, tokens[0])
-        expect(page.locator("#hand button.card.legal").first).to_be_visible()
-        on_table = {card[:-1] for card in requests.get(f"{live_server}/games/{game['id']}").json()["table"]}
-        legal = page.locator("#hand button.card.legal").evaluate_all("cs => cs.map(c => c.dataset.card)")
-        played = next(card for card in legal
-                      if card[:-1] not in on_table)  # one that stays on the table (seed s0 deals one)
-        card = page.locator(f"#hand button[data-card='{played}']")
+        card = page.locator(f"#hand button.card.legal[data-card='{played}']")
+        expect(card).to_be_visible()
         page.evaluate("""() => { window.moved = []; const animate = Element.prototype.animate;
             Element.prototype.animate = function (...args) {
                 window.moved.push(this.dataset.card);
@@ -431,8 +432,7 @@ def test_a_played_card_travels_to_the_table_unless_motion_is_reduced(browser, li
             }; }""")
         card.click()
         expect(page.locator("#hand .card")).to_have_count(2)
-        moved = page.evaluate("window.moved")
-        assert (played in moved) == (motion == "no-preference"), moved
+        assert set(page.evaluate("window.moved")) == travelling
     finally:
         context.close()
 

@@ -1,5 +1,5 @@
 // Cards that travel: a card played slides from its hand (or its seat) to the table, cards taken
-// sweep to the taker's seat. The page is drawn anew on every change, so each move is a FLIP: the
+// (and the viewer's card that took them) sweep to the taker's seat. The page is drawn anew on every change, so each move is a FLIP: the
 // cards' places are read before the new page is drawn, and each card is sent from its old place
 // to its new one. Under prefers-reduced-motion nothing moves.
 const TRAVEL_MS = 380;
@@ -55,7 +55,7 @@ export function moveCards(before, lastMover, me) {
     else if (!was && fromSeat) travel(element, fromSeat); // another seat's card
   }
   if (!seatBox) return;
-  for (const [card, place] of before) {
-    if (place.onTable && !onTable.has(card)) sweep(place, fromSeat); // taken: to the taker
+  for (const [card, place] of before) { // taken, the card that took them too: to the taker's pile
+    if (!onTable.has(card) && !held.has(card)) sweep(place, fromSeat);
   }
 }
