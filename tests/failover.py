@@ -5,15 +5,17 @@ bench/failover.py."""
 import json
 import threading
 import time
+from collections import Counter
 
 import redis
 
 from http_helpers import act, bearer
 
 
-def play_through_a_failover(app, cluster, games=12, seconds_before=3.0, seconds_after=30.0):
+def play_through_a_failover(app, cluster, games=12, plays_before=8, seconds_after=30.0):
     """Play `games` two-human games on `app` (its store on `cluster`), kill the master that owns
-    the first game's slot after `seconds_before`, and play on until every game ends or
+    the first game's slot once every game has made `plays_before` plays (mid-game, however fast or
+    slow the machine: a game to 21 takes well over a hundred), and play on until every game ends or
     `seconds_after` pass. Answers the measurements (see the keys)."""
     client = app.test_client()
     created = [client.post("/games", json={"players": 2, "rules": {"preset": "simple", "target": 21},
@@ -49,7 +51,13 @@ def play_through_a_failover(app, cluster, games=12, seconds_before=3.0, seconds_
     threads = [threading.Thread(target=play, args=(game,)) for game in created]
     for thread in threads:
         thread.start()
-    time.sleep(seconds_before)
+    def mid_game():
+        played = Counter(game_id for game_id, event in list(acknowledged) if event["type"] == "play")
+        return all(played[game["game"]["id"]] >= plays_before for game in created)
+
+    started = time.monotonic()
+    while not mid_game() and time.monotonic() < started + 60:
+        time.sleep(0.02)
     store = app.services.store.redis
     master = store.get_node_from_key("{{game:{}}}:state".format(created[0]["game"]["id"])).port
     acknowledged_before = len(acknowledged)

@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 
 from prometheus_client import start_http_server
-from rq import SimpleWorker, Worker
+from rq import SimpleWorker, Worker, worker_registration
 from rq.worker import WorkerStatus
 
 from app.ops import metrics
@@ -41,6 +41,7 @@ HEARTBEAT_SECONDS = 5  # while a job runs, its execution is said alive this ofte
 EXECUTION_TTL = 3 * HEARTBEAT_SECONDS  # ...and kept this long after the last time
 LIVE, MATCHES, WEBHOOKS = "live", "matches", "webhooks"
 PUBSUB_WAKE_SECONDS = 1.0
+REGISTER_AGAIN_SECONDS = 5.0
 
 
 class BotWorker(SimpleWorker):
@@ -69,6 +70,21 @@ class BotWorker(SimpleWorker):
 
     def get_heartbeat_ttl(self, job, working_time: float = 0.0) -> int:
         return EXECUTION_TTL
+
+    _registered_again_at = 0.0
+
+    def heartbeat(self, timeout=None, pipeline=None):
+        """RQ's beat, with the worker's registration written again now and then: a Redis that lost
+        its last second (power gone before the append-only file's fsync) may have lost a
+        registration made in that second, and RQ never writes it again, so the health check and
+        `rq info` would call a working worker dead (the chaos soak met it)."""
+        super().heartbeat(timeout, pipeline)
+        if self.birth_date is None or time.monotonic() < self._registered_again_at + REGISTER_AGAIN_SECONDS:
+            return
+        self._registered_again_at = time.monotonic()
+        connection = pipeline if pipeline is not None else self.connection
+        connection.hset(self.key, mapping=self.serialize())
+        worker_registration.register(self, pipeline)
 
     def execute_job(self, job, queue):
         execution = self.prepare_execution(job)
