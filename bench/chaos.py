@@ -523,7 +523,7 @@ def outside_bot(client: Client):
             json={
                 "bots": [bot["bot"]["entrant"], "greedy"],
                 "games": 2,
-                "move_seconds": 10,
+                "move_seconds": 3,  # a match left mid-game at the end forfeits within 5 × 3 s
                 "rules": {"preset": "simple", "target": 11},
             },
         )

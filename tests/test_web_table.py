@@ -314,6 +314,9 @@ def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_
         expect(page.locator("#status")).to_have_class(re.compile("mine"))
         expect(page.locator("#turn-clock")).to_be_visible()
         assert page.evaluate("document.documentElement.dir") == ("rtl" if locale == "ar" else "ltr")
+        if players == 4:  # the next player sits on the right in every language: the felt is not mirrored
+            x = {place: page.locator(f".seat.place-{place}").bounding_box()["x"] for place in ("left", "right")}
+            assert x["right"] > x["left"]
         assert page.evaluate(FIRST_SCREEN) == [] and page.evaluate("scrollY") == 0
         name = f"table-{players}p-{'phone' if size == PHONE else 'desktop'}{'-arabic' if locale == 'ar' else ''}.png"
         page.screenshot(path=SCREENSHOTS / name)
