@@ -447,7 +447,6 @@ def _games_planned(doc: dict) -> int:
     return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) > 1)
 
 
-
 def played(doc: dict) -> list[Played]:
     return [Played(tuple(t["seats"]), tuple(t["result"]["wins"]), t["result"]["games"], doc["teams"])
             for r in doc["rounds"] for t in r["pairings"] if t["result"] is not None]

@@ -3,6 +3,7 @@
 // breaks are the deck's "pinta" (none for oros, one for copas, two for espadas, three for bastos),
 // so a suit reads from the edge of a fanned card as on a printed deck.
 
+import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
 const FIGURES = new Set([10, 11, 12]); // sota, caballo, rey
@@ -137,4 +138,16 @@ export function cardRow(cards, options) {
   row.className = "cards";
   for (const card of cards) row.append(cardElement(card, options?.(card)));
   return row;
+}
+
+// The middle of the felt, as the table and the replay both draw it: a heading with the stock's
+// count, the cards laid (each given `laid(card)`'s options) or "empty", `between` (the cards just
+// taken), then the pile.
+export function tableParts({ table, pile, stock_count: stock }, { laid, between = null } = {}) {
+  return [
+    h("h2", {}, t("table.table"), " ", h("span", { class: "stock" }, `· ${t("table.stock", { n: stock })}`)),
+    table.length ? Object.assign(cardRow(table, laid), { id: "table-cards" }) : h("p", { class: "empty" }, t("table.empty")),
+    between,
+    pile.length ? h("div", {}, h("h3", {}, t("table.pile")), cardRow(pile)) : null,
+  ];
 }

@@ -30,6 +30,9 @@ export async function loadLanguage(code = chosenLanguage()) {
 
 export const language = () => current;
 
+// A time of day as the player's language writes it (`moment`: what Date takes).
+export const timeOfDay = (moment) => new Date(moment).toLocaleTimeString(current);
+
 // Kept for the next visits; the page is drawn again in it.
 export function chooseLanguage(code) {
   localStorage.setItem(CHOSEN_KEY, code);

@@ -1,6 +1,6 @@
 // Bot-only matches: start one, follow its progress, read the standings, replay any of its games.
 import { errorText, eventsAfter, get, post } from "./api.js";
-import { cardRow } from "./cards.js";
+import { cardRow, tableParts } from "./cards.js";
 import { h, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { campName, describe, seatName } from "./words.js";
@@ -121,9 +121,7 @@ export async function replayPage(gameId) {
     const frame = frameAt(step.event.id);
     if (!frame) return h("p", { class: "muted" }, t("replay.not_over"));
     return h("div", {},
-      h("section", { class: "table" }, h("h2", {}, t("table.table"), " ", h("span", { class: "stock" }, `· ${t("table.stock", { n: frame.stock_count })}`)),
-        frame.table.length ? cardRow(frame.table) : h("p", { class: "empty" }, t("table.empty")),
-        frame.pile.length ? h("div", {}, h("h3", {}, t("table.pile")), cardRow(frame.pile)) : null),
+      h("section", { class: "table" }, tableParts(frame)),
       h("div", { class: "replay-hands", id: "replay-hands" }, game.seats.map((seat) => h("div", { class: "seat", "data-seat": seat.seat },
         h("b", {}, seatName(game, seat.seat)),
         frame.hands[seat.seat].length ? cardRow(frame.hands[seat.seat]) : h("span", { class: "muted" }, t("replay.no_card"))))));

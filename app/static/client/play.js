@@ -1,7 +1,7 @@
 // Quick play (a ticket, waited for), your games across devices, and the leaderboards.
 import { call, errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { t, timeOfDay } from "./i18n.js";
 import { ensurePlayer, playerName, savedPlayer, saveSeat, usePlayerKey } from "./session.js";
 
 const WAIT_SECONDS = 25;
@@ -37,7 +37,7 @@ export async function quickPlay() {
         t("quick.window_before"), " ", h("b", { id: "qp-window" }, `${Math.round(ticket.window)}`), " ",
         t("quick.window_after", { rating: Math.round(ticket.rating),
           fill: ticket.bot_fill ? t("quick.fill_bot", { bot: ticket.bot_fill }) : t("quick.fill_nobody"),
-          at: new Date(ticket.expires_at * 1000).toLocaleTimeString(language()) })),
+          at: timeOfDay(ticket.expires_at * 1000) })),
       h("button", { id: "qp-cancel", onclick: cancel }, t("quick.cancel")));
   }
 

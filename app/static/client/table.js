@@ -2,7 +2,7 @@
 // own at the bottom, partners across), the table in the middle, your hand below; the result when
 // it is over. It returns its unmount.
 import { call, errorText, get, post } from "./api.js";
-import { cardBack, cardName, cardRow } from "./cards.js";
+import { cardBack, cardName, cardRow, tableParts } from "./cards.js";
 import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
 import { clearTurnCue, clockText, setSound, soundOn, turnCue } from "./attention.js";
@@ -156,11 +156,8 @@ export async function table(gameId) {
     const places = PLACES[view.players];
     return h("section", { class: `felt seats-row players-${view.players}`, id: "felt", "aria-label": t("table.felt") },
       view.seats.map((info) => seatBox(info, places[(info.seat - base + view.players) % view.players])),
-      h("div", { class: "table place-center", id: "table" }, h("h2", {}, t("table.table"), " ", h("span", { class: "stock" }, `· ${t("table.stock", { n: view.stock_count })}`)),
-        view.table.length ? Object.assign(cardRow(view.table, (card) => ({ fresh: card === justLaid() })), { id: "table-cards" })
-          : h("p", { class: "empty" }, t("table.empty")),
-        justTaken(),
-        view.pile.length ? h("div", {}, h("h3", {}, t("table.pile")), cardRow(view.pile)) : null));
+      h("div", { class: "table place-center", id: "table" },
+        tableParts(view, { laid: (card) => ({ fresh: card === justLaid() }), between: justTaken() })));
   }
 
   function hand() {

@@ -2,7 +2,7 @@
 // standings, the crosstable and the rounds live (the tournament's stream, resumable).
 import { errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { t, timeOfDay } from "./i18n.js";
 import { ensurePlayer, playerName, savedPlayer } from "./session.js";
 import { follow } from "./sse.js";
 
@@ -95,9 +95,8 @@ export function tournamentPage(tournamentId) {
   function draw(tour) {
     const me = savedPlayer();
     const mine = me ? tour.entrants.indexOf(`player:${me.id}`) : -1;
-    const at = (moment) => new Date(moment).toLocaleTimeString(language());
-    const when = tour.status === "open" ? ` · ${t("tournament.starts", { at: at(tour.starts_at) })}`
-      : tour.ends_at && tour.status === "running" ? ` · ${t("tournament.pairs_until", { at: at(tour.ends_at) })}` : "";
+    const when = tour.status === "open" ? ` · ${t("tournament.starts", { at: timeOfDay(tour.starts_at) })}`
+      : tour.ends_at && tour.status === "running" ? ` · ${t("tournament.pairs_until", { at: timeOfDay(tour.ends_at) })}` : "";
     show(h("section", { class: "panel" },
       h("h1", {}, `${formatName(tour.format)}: ${t("tournament.entrants", { n: tour.names.length })}`),
       h("p", { id: "t-status" }, `${tour.rules.preset} · ${t(`status.${tour.status}`)}${when} · `
