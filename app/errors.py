@@ -172,3 +172,12 @@ class WebhookNotFound(ServiceError):
 
 class DeliveryNotFound(ServiceError):
     status, code = 404, "delivery_not_found"
+
+
+class PlayerSuspended(ServiceError):
+    """The player's app suspended them: their tokens act for nothing until it restores them."""
+    status, code = 403, "player_suspended"
+
+
+class TokenNotFound(ServiceError):
+    status, code = 404, "token_not_found"

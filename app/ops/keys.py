@@ -144,6 +144,28 @@ def player_notices_channel(player_id: str) -> str:
     return f"{{player:{player_id}}}:notices"
 
 
+def player_tokens_key(player_id: str) -> str:
+    """A player's device tokens (token id -> its record: label, hash, times), in the player's slot."""
+    return f"{{player:{player_id}}}:tokens"
+
+
+def player_token_uses_key(player_id: str) -> str:
+    """When each of a player's tokens was last presented (token id -> ISO time, to the minute)."""
+    return f"{{player:{player_id}}}:token-uses"
+
+
+def player_tournaments_key(player_id: str) -> str:
+    """The tournaments a player entered (id -> when, ms): what their export lists and their erasure reaches."""
+    return f"{{player:{player_id}}}:tournaments"
+
+
+def player_keys(player_id: str) -> list[str]:
+    """Every key a player has, all in their slot: what erasing the player deletes."""
+    return [player_key(player_id), player_games_key(player_id), player_record_key(player_id),
+            player_counted_key(player_id), player_inbox_key(player_id), player_tokens_key(player_id),
+            player_token_uses_key(player_id), player_tournaments_key(player_id)]
+
+
 def matchmaking_key(app_id: str, part: str) -> str:
     """One app's quick play, every pool of it (app/matchmaking/store.py): all in one slot, so one
     script decides a ticket with the player's other pools in view."""
@@ -189,6 +211,12 @@ def app_key(app_id: str) -> str:
 def app_players_key(app_id: str) -> str:
     """How many players the app has made (its players quota)."""
     return f"{{app:{app_id}}}:players"
+
+
+def app_external_ids_key(app_id: str) -> str:
+    """The app's own ids of its people (external id -> player id), in the app's slot: sign-in finds
+    or makes one player per external id."""
+    return f"{{app:{app_id}}}:external-ids"
 
 
 def webhooks_key(app_id: str) -> str:

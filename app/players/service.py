@@ -1,22 +1,22 @@
-"""Players: a name and a token that outlives any one seat. A player token is
-`rply.<player id>.<mac>`, derived from the server's secret and a salt kept with the player, as
-bot tokens are: the store keeps only its SHA-256, and an idempotent replay derives it again."""
+"""Players: a name, and tokens that outlive any one seat (players/tokens.py). A player is made
+by createPlayer (one token, shown once) or found or made by their app's server signing in its
+own user (`external_id`, one token per device). The store keeps only the tokens' SHA-256."""
 
 import logging
 import secrets
 import time
 
 from ..accounts.ladders import Ladders, pools, record
-from ..accounts.tokens import AccountTokens
 from ..ops.scope import PUBLIC_APP, app_of, in_app
 from ..apps.webhooks import WebhookService
-from ..errors import InvalidToken, PlayerNotFound
+from ..errors import InvalidToken, PlayerNotFound, PlayerSuspended
 from ..games.seats import token_digest
 from ..ops.connection import StoreUnavailable
+from .document import PlayerDocument
+from .tokens import PlayerTokens
 
 log = logging.getLogger(__name__)
 
-TOKEN_PREFIX = "rply."
 PLAYER_PREFIX = "player:"  # a player is `player:<id>` wherever an entrant is named (ladders)
 
 
@@ -28,7 +28,7 @@ class PlayerService:
     def __init__(self, store, ladders: Ladders, utc_now, secret: bytes, webhooks: WebhookService):
         self.store, self.ladders, self.webhooks = store, ladders, webhooks
         self.utc_now = utc_now
-        self.tokens = AccountTokens(secret, "player", TOKEN_PREFIX, store.idle_ttl)
+        self.tokens = PlayerTokens(secret, store, utc_now)
 
     def register(self, name: str, player_id: str | None = None, app_id: str = PUBLIC_APP,
                  admit=lambda: None) -> tuple[dict, str]:
@@ -36,29 +36,93 @@ class PlayerService:
         `player_id`, when given, is the same for every retry of one request."""
         retried, player_id = player_id is not None, in_app(app_id, player_id or secrets.token_urlsafe(9))
         if retried and (existing := self.store.load(player_id)) is not None:
-            return self.public(existing["id"]), self.tokens.derive(existing["id"], existing["token_salt"])
+            return self.public(existing["id"]), self.tokens.first(existing["id"], existing["token_salt"])
         admit()
-        salt = secrets.token_hex(16)
-        token = self.tokens.derive(player_id, salt)
-        doc = {"id": player_id, "name": name, "token_salt": salt, "token_hash": token_digest(token),
-               "created_at": self.utc_now()}
+        doc = self._new_document(player_id, name)
         self.store.create(player_id, doc)
-        return self.public(player_id), token
+        return self.public(player_id), self.tokens.first(player_id, doc["token_salt"])
+
+    def _new_document(self, player_id: str, name: str) -> PlayerDocument:
+        salt = secrets.token_hex(16)
+        return {"id": player_id, "name": name, "token_salt": salt,
+                "token_hash": token_digest(self.tokens.first(player_id, salt)), "created_at": self.utc_now()}
+
+    def sign_in(self, app_id: str, external_id: str, name: str, device: str, ttl_seconds: int | None,
+                admit=lambda: None, release=lambda: None) -> tuple[dict, dict, str, bool]:
+        """The app's player for its own `external_id`, made at the first sign-in (`name` is theirs
+        then; later sign-ins keep the player's own), and a new token for `device`: (the player,
+        the token's record, the token, whether the player was made now). Two first sign-ins at once
+        make one player: both claim the id with one proposal, and one document is written."""
+        player_id = self.store.claim_external_id(app_id, external_id, in_app(app_id, secrets.token_urlsafe(9)))
+        doc = self.store.load(player_id)
+        created = False
+        if doc is None:
+            admit()
+            # No first token: a player who signs in holds only their devices' tokens.
+            made = {**self._new_document(player_id, name), "token_hash": None, "external_id": external_id}
+            created = self.store.create(player_id, made)
+            if not created:
+                release()
+            doc = self._load(player_id)
+        if doc.get("suspended_at"):
+            raise PlayerSuspended("this player is suspended by their app: restore them first")
+        shown, token = self.tokens.issue(player_id, device, ttl_seconds)
+        return self.public(player_id), shown, token, created
 
     def token_of(self, player_id: str) -> str | None:
-        """The player's token, derived again (None for a player gone)."""
+        """The player's first token, derived again (None for a player gone, or that token revoked)."""
         doc = self.store.load(player_id)
-        return self.tokens.derive(player_id, doc["token_salt"]) if doc else None
+        return self.tokens.first(player_id, doc["token_salt"]) if doc and doc["token_hash"] else None
 
-    def player_of_token(self, token: str | None) -> str | None:
+    def player_of_token(self, token: str | None, erasing: bool = False) -> str | None:
         """The player a player token belongs to; None for any other token; 401 for a false one."""
-        return self.tokens.owner(token, lambda player_id: self.store.load(player_id, used=True))
+        owner = self.tokens.owner(token, erasing)
+        return owner[0] if owner else None
 
-    def authenticate(self, token: str | None) -> str:
-        player_id = self.player_of_token(token)
+    def authenticate(self, token: str | None, erasing: bool = False) -> str:
+        """The player whose token this is (`erasing`: a player being erased too, see tokens.owner)."""
+        player_id = self.player_of_token(token, erasing)
         if player_id is None:
-            raise InvalidToken("send 'Authorization: Bearer <player token>' with the token from createPlayer")
+            raise InvalidToken("send 'Authorization: Bearer <player token>' with the token from createPlayer "
+                               "or a sign-in")
         return player_id
+
+    def acting_for(self, app_id: str, player_id: str, must_exist: bool = True) -> str:
+        """The token a request of `app_id`'s server acts for its player with (404 for another app's
+        player, or none unless not `must_exist`; 403 for a suspended one, 401 for one being erased,
+        at its first use)."""
+        if app_of(player_id) != app_id or (must_exist and self.store.load(player_id) is None):
+            raise PlayerNotFound(f"no player {player_id} in this app")
+        return self.tokens.acting(player_id)
+
+    # ----- the player's own ------------------------------------------------------------------------
+    def rename(self, player_id: str, name: str) -> dict:
+        """A new name from now on: seats already taken keep the name they were taken under."""
+        self._save({**self._load(player_id), "name": name})
+        return self.public(player_id)
+
+    def token_list(self, player_id: str, token: str | None) -> list[dict]:
+        owner = self.tokens.owner(token)
+        return self.tokens.listed(self._load(player_id), owner[1] if owner else None)
+
+    def revoke_token(self, player_id: str, token_id: str):
+        self.tokens.revoke(self._load(player_id), token_id)
+
+    def sign_out_others(self, player_id: str, token: str | None):
+        """Every token of the player but the one sent (acting for them: every one)."""
+        owner = self.tokens.owner(token)
+        kept = owner[1] if owner and not owner[1].startswith("~") else None
+        self.tokens.revoke_all_but(self._load(player_id), kept)
+
+    def set_suspended(self, player_id: str, suspended: bool) -> dict:
+        doc = self._load(player_id)
+        self._save({**doc, "suspended_at": (doc.get("suspended_at") or self.utc_now()) if suspended else None})
+        self.tokens.forget(player_id)
+        return self.public(player_id)
+
+    def _save(self, doc: PlayerDocument):
+        if not self.store.save(doc):
+            raise PlayerNotFound(f"no player {doc['id']}")
 
     def name_of(self, player_id: str) -> str:
         return self._load(player_id)["name"]
@@ -70,7 +134,7 @@ class PlayerService:
         rated = [{"pool": pool, **record(found[entrant])} for pool in pools()
                  for found in (self.ladders.store.records(in_app(app_id, pool), [entrant]),) if entrant in found]
         return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "entrant": entrant,
-                **self.store.record(player_id), "ratings": rated}
+                "suspended": bool(doc.get("suspended_at")), **self.store.record(player_id), "ratings": rated}
 
     def leaderboard(self, pool: str, offset: int, limit: int, app_id: str = PUBLIC_APP) -> tuple[list[dict], int]:
         """A page of an app's ladder of a pool, each entrant named: a player by their name, a bot by its kind."""
@@ -82,9 +146,9 @@ class PlayerService:
                 else f"{row['entrant']} bot"
         return rows, total
 
-    def _load(self, player_id: str) -> dict:
+    def _load(self, player_id: str) -> PlayerDocument:
         doc = self.store.load(player_id)
-        if doc is None:
+        if doc is None or doc.get("deleting_at"):
             raise PlayerNotFound(f"no player {player_id}")
         return doc
 

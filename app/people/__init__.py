@@ -1,0 +1,1 @@
+"""A person's account across the rooms: suspension, export and erasure (service.py)."""
