@@ -67,6 +67,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(bots.ratings_blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(players.leaderboards_blp)
+    api.register_blueprint(players.app_players_blp)
     api.register_blueprint(matchmaking.blp)
     api.register_blueprint(apps.blp)
     api.register_blueprint(apps.admin_blp)

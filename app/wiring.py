@@ -20,6 +20,7 @@ from .apps.store import AppStore
 from .apps.webhook_store import WebhookStore
 from .apps.webhooks import WebhookService
 from .bots import BOTS
+from .games.erasure import GameErasure
 from .games.effects import HandOffMatch, PackFinished, PostTurns, QueueOwedMove
 from .games.moves import BotMoves
 from .games.records import utc_now
@@ -43,6 +44,7 @@ from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
 from .ops.window_counts import WindowCounts
+from .people.service import People
 from .players.effects import RemindPlayers, Settlement, TellPlayers
 from .players.service import PlayerService
 from .players.store import PlayerStore
@@ -102,6 +104,8 @@ class Services:
         self.tournaments = TournamentService(
             TournamentStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"], self.store.feed_commands[0]),
             self.matches, self.games, self.seating, self.players, self.ladders, config["MIN_TURN_SECONDS"])
+        self.people = People(self.players, self.games, self.seating, GameErasure(client), self.matchmaker,
+                             self.tournaments, self.ladders, self.webhooks)
 
 
 def quotas(config: dict, whose: str) -> dict[str, int]:

@@ -28,6 +28,7 @@ LAYERS = [
     ("app.players",),  # people across games
     ("app.tournaments",),  # tournaments of bots and people: each pairing a match or people's games
     ("app.matchmaking",),  # quick play: tickets that become games
+    ("app.people",),  # a person's account across the rooms: suspension, export, erasure
     ("app.live", "app.jobs"),  # streams and long polls; bot moves and sweeps queued for workers
     ("app.wiring",),  # the services built once and handed out
     ("app.api",),  # HTTP: blueprints, schemas, problems

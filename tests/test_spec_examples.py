@@ -66,6 +66,11 @@ def send(base, operation, example):
         return requests.post(f"{base}/bots", json=example)
     if operation == "createPlayer":
         return requests.post(f"{base}/players", json=example)
+    if operation in ("renameMe", "createMyToken"):
+        mine = {"Authorization": f"Bearer {requests.post(f'{base}/players', json={'name': 'Q'}).json()['token']}"}
+        return requests.request("PATCH" if operation == "renameMe" else "POST",
+                                f"{base}/players/me{'/tokens' if operation == 'createMyToken' else ''}",
+                                json=example, headers=mine)
     if operation == "createTicket":
         token = requests.post(f"{base}/players", json={"name": "Q"}).json()["token"]
         answer = requests.post(
@@ -94,13 +99,15 @@ def send(base, operation, example):
     if operation == "createApp":
         return requests.post(f"{base}/admin/apps", json=example, headers=operator)
     if operation in ("rotateAppKey", "setAppQuotas", "createWebhook", "updateWebhook", "rotateWebhookSecret",
-                     "recoverDeliveries"):
+                     "recoverDeliveries", "signInPlayer"):
         made = requests.post(f"{base}/admin/apps", json={"name": "Examples"}, headers=operator).json()
         if operation == "rotateAppKey":
             return requests.post(f"{base}/admin/apps/{made['app']['id']}/rotate", json=example, headers=operator)
         if operation == "setAppQuotas":
             return requests.patch(f"{base}/admin/apps/{made['app']['id']}/quotas", json=example, headers=operator)
         server = {"X-Ronda-App": made["server_key"]}
+        if operation == "signInPlayer":
+            return requests.post(f"{base}/apps/me/players/sign-in", json=example, headers=server)
         if operation == "createWebhook":
             return requests.post(f"{base}/apps/me/webhooks", json=example, headers=server)
         endpoint = requests.post(f"{base}/apps/me/webhooks", headers=server, json={

@@ -58,6 +58,13 @@ class LadderStore:
             pipe.zadd(leaderboard_key(pool), {entrant: rating})
             pipe.execute()
 
+    def remove(self, pool: str, entrant: str):
+        """The entrant leaves the pool's ladder (an erased person); the games rated stay counted."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hdel(ratings_key(pool), *_fields([entrant]))
+            pipe.zrem(leaderboard_key(pool), entrant)
+            pipe.execute()
+
     def records(self, pool: str, entrants: list[str]) -> dict[str, dict]:
         """The records of `entrants` in `pool` (those never rated there are absent)."""
         if not entrants:

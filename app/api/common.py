@@ -3,7 +3,7 @@
 from functools import wraps
 from typing import TYPE_CHECKING, Protocol, cast
 
-from flask import Response, current_app, make_response, request
+from flask import Response, current_app, g, make_response, request
 from werkzeug.exceptions import BadRequest, UnprocessableEntity
 
 from ..errors import InvalidToken
@@ -55,7 +55,8 @@ def live() -> "LiveHub":
 
 # The POSTs whose answers carry a token, a key or a secret (shown once): never kept by a cache on the way.
 SECRET_ANSWERS = {"games.Games", "games.Seat", "games.Rematch", "bots.Bots", "players.Players", "admin.Apps",
-                  "admin.RotateKey", "apps.Webhooks"}
+                  "admin.RotateKey", "apps.Webhooks", "app_players.SignIn",
+                  "players.MyTokens"}
 
 
 def answer_headers(response):
@@ -84,6 +85,11 @@ def request_address() -> str:
 
 
 def bearer_token() -> str | None:
+    """The request's token: its Bearer, or the one minted for the player its app's server acts
+    for (app/api/tenancy.py, Ronda-On-Behalf-Of)."""
+    acting = g.get("acting_token")
+    if acting is not None:
+        return acting
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     return token.strip() or None if scheme.lower() == "bearer" else None
 

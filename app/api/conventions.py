@@ -63,7 +63,10 @@ def in_an_app(security: list[dict]) -> list[dict]:
     """An operation's security within an app: each way it is called (none: a public call) without
     an app key (the public app), with the app's client key, or with its server key."""
     keys: tuple[dict[str, list], ...] = ({}, {"appClientKey": []}, {"appServerKey": []})
-    return [{**way, **key} for way in (security or [{}]) for key in keys]
+    ways = [{**way, **key} for way in (security or [{}]) for key in keys]
+    if any("playerToken" in way for way in security or ()):  # the app's server, acting for its player
+        ways.append({"appServerKey": [], "onBehalfOf": []})
+    return ways
 
 
 def _ref(kind: str, name: str) -> dict:

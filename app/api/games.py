@@ -228,6 +228,24 @@ class LeaveSeat(MethodView):
         return view, etag_header(version)
 
 
+@blp.route("/<game_id>/resign")
+class Resign(MethodView):
+    @token_first(SEAT_TOKEN)
+    @blp.doc(operationId="resignGame", security=SEAT_TOKEN)
+    @blp.response(200, s.GameView, description="Your seat's view of the game, over")
+    @documents_problems(blp, 401, 403, 404, 409)
+    def post(self, game_id):
+        """Give the game up
+
+        Your camp loses: the best-placed other camp wins, as a forfeit awards it, and a rated game
+        is rated. Before your first move (outside a tournament), or in a game still open, the game
+        is aborted instead: nobody wins and nothing is rated. Not based on a view: no If-Match.
+        A game over already: 409. Your app's server can resign for you (Ronda-On-Behalf-Of).
+        """
+        view, version = services().seating.resign(game_id, bearer_token())
+        return view, etag_header(version)
+
+
 @blp.route("/<game_id>/actions")
 class Actions(MethodView):
     @token_first(SEAT_TOKEN)

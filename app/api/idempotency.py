@@ -18,7 +18,7 @@ from flask import current_app, g, request
 from ..ops.connection import StoreUnavailable
 from ..ops.keys import idempotency_key
 from ..ops.request_records import RequestRecords
-from .tenancy import APP_HEADER, current_app_id
+from .tenancy import APP_HEADER, ON_BEHALF_HEADER, current_app_id
 from .common import request_address, services
 from ..errors import IdempotencyKeyReused, IdempotentRequestInProgress, InvalidIdempotencyKey
 
@@ -46,6 +46,8 @@ def _scope(key: str) -> str:
     caller = request.headers.get("Authorization") or request_address()
     if APP_HEADER in request.headers:  # one caller's keys in two apps are two keys
         caller += f" {request.headers[APP_HEADER]}"
+    if ON_BEHALF_HEADER in request.headers:  # so are an app's server's for two players
+        caller += f" for {request.headers[ON_BEHALF_HEADER]}"
     raw = f"{request.method} {request.path} {caller} {key}"
     return hashlib.sha256(raw.encode()).hexdigest()
 
@@ -107,6 +109,8 @@ def _without_tokens(response) -> tuple[str, list[int] | None]:
             entry["token"] = None
         return json.dumps(body, separators=(",", ":")), [entry["seat"] for entry in body["tokens"]]
     body["token"] = None
+    if "player" in body:  # kept by id alone: the player's name is theirs to change or erase
+        body["player"] = {"id": body["player"]["id"]}
     return json.dumps(body, separators=(",", ":")), [body["seat"]] if "seat" in body else []
 
 
@@ -127,6 +131,7 @@ def _with_tokens(text: str, seats: list[int]) -> str:
         body["token"] = services().accounts.token_of(body["bot"]["id"])
         return json.dumps(body, separators=(",", ":"))
     if "player" in body:  # a player's
+        body["player"] = services().players.public(body["player"]["id"])
         body["token"] = services().players.token_of(body["player"]["id"])
         return json.dumps(body, separators=(",", ":"))
     tokens = services().seating.tokens_of(body["game"]["id"], seats)

@@ -25,6 +25,7 @@ from ..accounts.service import TOKEN_PREFIX
 from ..errors import RateLimited
 from ..ops.window_counts import WINDOW_SECONDS, WindowCounts
 from .common import request_address
+from .tenancy import ON_BEHALF_HEADER
 
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
                       "Last-Event-ID", "X-Request-ID", "X-Ronda-App"]
@@ -59,7 +60,8 @@ class Limits:
         """Before a request: refuse it (429) if a budget it falls under is spent, else count it."""
         if request.method == "OPTIONS" or request.blueprint in self.exempt:
             return
-        authorization = request.headers.get("Authorization", "")
+        # The app's server acting for a player counts on that player's budget, not on its own address.
+        authorization = request.headers.get("Authorization") or request.headers.get(ON_BEHALF_HEADER, "")
         kind = "bot-token" if authorization.startswith(BOT_BEARER) else "token" if authorization else None
         token = f"{kind}:{hashlib.sha256(authorization.encode()).hexdigest()[:32]}" if kind else None
         address = f"address:{request_address()}"
@@ -107,8 +109,8 @@ def install(app, counts: WindowCounts, exempt_blueprints, app_quotas):
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:
-        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "DELETE", "OPTIONS"], max_age=600,
-             allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
+        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+             max_age=600, allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
         app.after_request(_varies_by_origin)
 
 

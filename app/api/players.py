@@ -10,20 +10,58 @@ from ..errors import PoolNotFound
 from ..live.feed import player_topic
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
-from .tenancy import current_app_id
+from .tenancy import acting_player, current_app_id, server_app
 from .bodies import header_turn_id
 from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, services,
                      token_first)
 from .smorest import Blueprint
-from .schemas import Answer, GameSummary, PersonName, PlayerNotice, Record, TurnsQuery
+from .schemas import Answer, GameSummary, Integer, Outcome, PersonName, PlayerNotice, Record, TurnsQuery
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")
+app_players_blp = Blueprint("app_players", __name__, url_prefix="/apps/me/players",
+                            description="An app's server's: its own users as players: sign-in, suspension "
+                                        "(X-Ronda-App: <server key>; acting for a player: Ronda-On-Behalf-Of)")
 leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
 
 class CreatePlayerRequest(Schema):
     name = PersonName(required=True, metadata={"example": "Amina"})
+
+
+class RenameRequest(Schema):
+    name = PersonName(required=True, metadata={"example": "Amina B."})
+
+
+class PlayerToken(Answer):
+    id = fields.String(required=True, metadata={"description": "`first` for createPlayer's token"})
+    label = fields.String(required=True, metadata={"description": "the device it was made for (sign-in's `device`)"})
+    created_at = fields.String(required=True)
+    last_used_at = fields.String(allow_none=True, required=True, metadata={
+        "description": "when it was last presented, to the minute (null: not since it was made)"})
+    expires_at = fields.Float(allow_none=True, required=True, metadata={
+        "description": "seconds since the epoch (sign-in's `ttl_seconds`), or null: until revoked"})
+    current = fields.Boolean(required=True, metadata={"description": "the token this request came with"})
+
+
+class ExportedGame(Answer):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    status = fields.String(required=True)
+    preset = fields.String(required=True)
+    players = fields.Integer(required=True)
+    rated = fields.Boolean(required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    outcome = fields.Nested(Outcome, allow_none=True, required=True)
+    created_at = fields.String(required=True)
+
+
+class ExportedTournament(Answer):
+    id = fields.String(required=True)
+    format = fields.String(required=True)
+    status = fields.String(required=True)
+    created_at = fields.String(required=True)
 
 
 class PoolRecord(Record):
@@ -35,10 +73,55 @@ class Player(Answer):
     name = fields.String(required=True)
     entrant = fields.String(required=True, metadata={"description": "the player on a leaderboard: player:<id>"})
     created_at = fields.String(required=True)
+    suspended = fields.Boolean(required=True, metadata={"description": "suspended by their app's server"})
     games = fields.Integer(required=True, metadata={"description": "finished games played, rated or not"})
     wins = fields.Integer(required=True)
     ratings = fields.List(fields.Nested(PoolRecord), required=True, metadata={
         "description": "one per pool the player has rated games in"})
+
+
+class ExportedProfile(Player):
+    external_id = fields.String(allow_none=True, required=True, metadata={
+        "description": "the app's own id of this person (sign-in), or null"})
+    suspended_at = fields.String(allow_none=True, required=True)
+
+
+class PlayerExport(Answer):
+    """Everything the service holds about a player (GDPR Art. 20), secrets left out."""
+    profile = fields.Nested(ExportedProfile, required=True)
+    tokens = fields.List(fields.Nested(PlayerToken), required=True, metadata={"description": "metadata only"})
+    games = fields.List(fields.Nested(ExportedGame), required=True, metadata={
+        "description": "the player's games still kept (their newest 500), each with their seat"})
+    tickets = fields.List(fields.Dict(), required=True, metadata={"description": "the waiting quick-play ticket"})
+    tournaments = fields.List(fields.Nested(ExportedTournament), required=True)
+    notices = fields.List(fields.Dict(), required=True, metadata={"description": "the notices the inbox holds"})
+
+
+class NewTokenRequest(Schema):
+    device = fields.String(load_default="device", validate=validate.Length(min=1, max=80), metadata={
+        "description": "a label for the token, e.g. the device (listMyTokens shows it)", "example": "Amina's tablet"})
+    ttl_seconds = Integer(load_default=None, allow_none=True, validate=validate.Range(min=1, max=400 * 24 * 3600),
+                          metadata={"description": "the token expires after this long (default: when revoked)"})
+
+
+class SignInRequest(NewTokenRequest):
+    external_id = fields.String(required=True, validate=[validate.Length(min=1, max=128), validate.Regexp(
+        r"^[!-~]+$", error="1 to 128 visible ASCII characters (no space)")], metadata={
+        "description": "your own id of this person (your database's): one player per id in your app, for good. "
+                       "Case as given; never shown to clients", "example": "user-8812"})
+    name = PersonName(required=True, metadata={"description": "the player's name if this sign-in makes them "
+                                                              "(later sign-ins keep theirs: renameMe)"})
+
+
+class TokenCreated(Answer):
+    token = fields.String(required=True, metadata={
+        "description": "a new player token for the device, shown once: hand it to the app on the device"})
+    token_info = fields.Nested(PlayerToken, required=True)
+
+
+class SignedIn(TokenCreated):
+    player = fields.Nested(Player, required=True)
+    created = fields.Boolean(required=True, metadata={"description": "this sign-in made the player"})
 
 
 class PlayerCreated(Answer):
@@ -111,6 +194,104 @@ class Me(MethodView):
         player token of another app is 401.
         """
         return services().players.public(services().players.authenticate(bearer_token()))
+
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="renameMe", security=PLAYER_TOKEN)
+    @blp.arguments(RenameRequest, example={"name": "Amina B."})
+    @blp.response(200, Player)
+    @documents_problems(blp, 401, 403, 422)
+    def patch(self, body):
+        """Rename yourself
+
+        Seats you take from now on carry the new name; seats of games already made keep the name
+        they were taken under (the table as its players saw it).
+        """
+        return services().players.rename(services().players.authenticate(bearer_token()), body["name"])
+
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="deleteMe", security=PLAYER_TOKEN)
+    @blp.response(204, description="Erased (again: 204)")
+    @documents_problems(blp, 401, 403)
+    def delete(self):
+        """Delete your account, for good
+
+        Your name, external id, tokens, inbox and ratings are erased; your waiting ticket is
+        cancelled, your live games resigned and your open tournament entries withdrawn. Finished
+        games stay playable, your seats in them anonymous. Every token of yours answers 401 from
+        then on (within seconds on every server). See docs/players.md, "Your users".
+        """
+        player_id = acting_player() or services().players.authenticate(bearer_token(), erasing=True)
+        services().people.erase(player_id)
+        return "", 204
+
+
+@blp.route("/me/tokens")
+class MyTokens(MethodView):
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="listMyTokens", security=PLAYER_TOKEN)
+    @blp.response(200, PlayerToken(many=True))
+    @documents_problems(blp, 401, 403)
+    def get(self):
+        """Your tokens, one per device signed in, oldest first (never their secrets)"""
+        players = services().players
+        return players.token_list(players.authenticate(bearer_token()), bearer_token())
+
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="createMyToken", security=PLAYER_TOKEN)
+    @blp.arguments(NewTokenRequest, example={"device": "Amina's tablet"})
+    @blp.response(201, TokenCreated, description="A new token for another device, shown only here")
+    @documents_problems(blp, 401, 403, 422)
+    def post(self, body):
+        """Make a token for another device of yours
+
+        Paste it on the other device instead of your own token: each device then signs out alone
+        (revokeMyToken). `ttl_seconds` makes it expire.
+        """
+        players = services().players
+        info, token = players.tokens.issue(players.authenticate(bearer_token()), body["device"], body["ttl_seconds"])
+        return {"token": token, "token_info": {**info, "current": False}}
+
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="signOutOtherDevices", security=PLAYER_TOKEN)
+    @blp.response(204, description="Every other token is revoked")
+    @documents_problems(blp, 401, 403)
+    def delete(self):
+        """Sign out everywhere but here
+
+        Every token of yours but the one sent is revoked (your app's server acting for you: every
+        one). A revoked token answers 401 within seconds on every server.
+        """
+        players = services().players
+        players.sign_out_others(players.authenticate(bearer_token()), bearer_token())
+        return "", 204
+
+
+@blp.route("/me/tokens/<token_id>")
+class MyToken(MethodView):
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="revokeMyToken", security=PLAYER_TOKEN)
+    @blp.response(204, description="Revoked")
+    @documents_problems(blp, 401, 403, 404)
+    def delete(self, token_id):
+        """Sign one device out: revoke one of your tokens (this one too, if named)"""
+        players = services().players
+        players.revoke_token(players.authenticate(bearer_token()), token_id)
+        return "", 204
+
+
+@blp.route("/me/export")
+class MyExport(MethodView):
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="exportMe", security=PLAYER_TOKEN)
+    @blp.response(200, PlayerExport)
+    @documents_problems(blp, 401, 403)
+    def get(self):
+        """Everything held about you, as one JSON document (a copy of your data)
+
+        Profile (with your app's external id), tokens' metadata (never a secret), ratings, games
+        and your seat in each, your waiting ticket, tournaments entered and the notices held.
+        """
+        return services().people.export(services().players.authenticate(bearer_token()), bearer_token())
 
 
 @blp.route("/me/games")
@@ -192,6 +373,49 @@ class PlayerResource(MethodView):
         whether it is still provisional.
         """
         return services().players.public(player_id)
+
+
+@app_players_blp.route("/sign-in")
+class SignIn(MethodView):
+    @app_players_blp.doc(operationId="signInPlayer", security=[{"appServerKey": []}])
+    @app_players_blp.arguments(SignInRequest, example={"external_id": "user-8812", "name": "Amina",
+                                                       "device": "Amina's phone"})
+    @app_players_blp.response(200, SignedIn, description="The player (made now, or found) and a new token")
+    @documents_problems(app_players_blp, 401, 403, 422)
+    def post(self, body):
+        """Sign one of your users in: find or make their player, and a token for one device
+
+        Your server's call (the server key): the player for your `external_id` is made at its first
+        sign-in and found at every later one, on any device, for as long as the player lives. Each
+        sign-in answers a new token (list and revoke them: listMyTokens). Two first sign-ins of one
+        id at once make one player.
+        """
+        app_id = server_app()
+        player, info, token, created = services().players.sign_in(
+            app_id, body["external_id"], body["name"], body["device"], body["ttl_seconds"],
+            admit=lambda: services().apps.admit_player(app_id), release=lambda: services().apps.release_player(app_id))
+        return {"player": player, "created": created, "token": token, "token_info": {**info, "current": False}}
+
+
+@app_players_blp.route("/<player_id>/suspend")
+class Suspend(MethodView):
+    @app_players_blp.doc(operationId="suspendPlayer", security=[{"appServerKey": []}])
+    @app_players_blp.response(200, Player)
+    @documents_problems(app_players_blp, 401, 403, 404)
+    def post(self, player_id):
+        """Suspend one of your players: their tokens answer 403 `player_suspended`, their live games are
+        resigned and their waiting ticket cancelled, until restorePlayer"""
+        return services().people.suspend(server_app(), player_id)
+
+
+@app_players_blp.route("/<player_id>/restore")
+class Restore(MethodView):
+    @app_players_blp.doc(operationId="restorePlayer", security=[{"appServerKey": []}])
+    @app_players_blp.response(200, Player)
+    @documents_problems(app_players_blp, 401, 403, 404)
+    def post(self, player_id):
+        """Lift a suspension: the player's tokens act again"""
+        return services().people.restore(server_app(), player_id)
 
 
 @leaderboards_blp.route("")

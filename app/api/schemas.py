@@ -227,11 +227,12 @@ class SeatInfo(Answer):
 
 
 class Outcome(Answer):
-    reason = fields.String(required=True, validate=validate.OneOf(("target", "forfeit", "aborted")), metadata={
+    reason = fields.String(required=True, validate=validate.OneOf(("target", "forfeit", "aborted", "resigned")),
+                           metadata={
         "description": f"`target`: won at the table; `forfeit`: `seat` missed {MISSED_TURNS_TO_FORFEIT} turns "
-                       "in a row; `aborted`: `seat`'s timer ran out before its first move (nobody wins, nothing "
-                       "is rated)"})
-    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the absent seat"})
+                       "in a row; `aborted`: `seat`'s timer ran out, or it resigned, before its first move (nobody "
+                       "wins, nothing is rated); `resigned`: `seat` gave the game up (resignGame)"})
+    seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the absent or resigning seat"})
 
 
 class GameSummary(Answer):

@@ -8,13 +8,15 @@ from flask import g, request
 
 from ..ops.scope import PUBLIC_APP, app_of
 from ..apps.service import BOTH, SERVER
-from ..errors import (GameNotFound, InvalidAppKey, InvalidToken, PlayerNotFound, ServerKeyRequired, TicketNotFound,
-                      TournamentNotFound)
+from ..errors import (GameNotFound, InvalidAppKey, InvalidRequest, InvalidToken, PlayerNotFound, ServerKeyRequired,
+                      TicketNotFound, TournamentNotFound)
 from ..ops import metrics
-from ..players.service import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
+from ..players.tokens import TOKEN_PREFIX as PLAYER_TOKEN_PREFIX
 from .common import bearer_token, services
 
 APP_HEADER = "X-Ronda-App"
+# With the app's server key: act as that player of the app, as if with their token (docs/players.md).
+ON_BEHALF_HEADER = "Ronda-On-Behalf-Of"
 SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket_id": TicketNotFound,
                    "tournament_id": TournamentNotFound}
 
@@ -22,11 +24,16 @@ SCOPED_PATH_IDS = {"game_id": GameNotFound, "player_id": PlayerNotFound, "ticket
 # Blueprints outside any app (probes, the operator's, the web client's pages), and those of the app's
 # server (its settings and webhooks: the server key only).
 OUTSIDE_APPS = ("health", "admin", "web_client")
-SERVER_ONLY = ("apps",)
+SERVER_ONLY = ("apps", "app_players")
 
 
 def current_app_id() -> str:
     return g.get("app_id", PUBLIC_APP)
+
+
+def acting_player() -> str | None:
+    """The player the app's server acts for in this request (Ronda-On-Behalf-Of), or None."""
+    return g.get("acting_player")
 
 
 def server_app() -> str:
@@ -58,10 +65,24 @@ def install(app):
             scoped = (request.view_args or {}).get(name)
             if scoped is not None and app_of(scoped) != app_id:
                 raise not_found(f"no {name.removesuffix('_id')} {scoped} in this app")
+        if ON_BEHALF_HEADER in request.headers:
+            act_for(request.headers[ON_BEHALF_HEADER])
         token = bearer_token()
         if token and token.startswith(PLAYER_TOKEN_PREFIX) and \
                 app_of(token[len(PLAYER_TOKEN_PREFIX):].split(".", 1)[0]) != app_id:
             raise InvalidToken(f"this player token belongs to another app: send its app's {APP_HEADER}")
+
+
+def act_for(player_id: str):
+    """This request acts as `player_id`: only the app's server may (server_app), and with no token
+    of its own. Every later reading of the request's token reads the one minted for it."""
+    app_id = server_app()
+    if request.headers.get("Authorization"):
+        raise InvalidRequest(f"send either {ON_BEHALF_HEADER} (acting for a player) or Authorization, not both",
+                             field=ON_BEHALF_HEADER)
+    erasing = request.endpoint == "players.Me" and request.method == "DELETE"  # an erased player: 204 again
+    g.acting_token = services().players.acting_for(app_id, player_id, must_exist=not erasing)
+    g.acting_player = player_id
 
 
 def admit_game():

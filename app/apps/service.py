@@ -158,6 +158,10 @@ class AppService:
         if not self.store.add_player(app_id, quota):
             raise QuotaExceeded(f"this app has its quota of {quota} players", budget="app_players")
 
+    def release_player(self, app_id: str):
+        """Count back a player admitted but not made (a sign-in that lost its race)."""
+        self.store.remove_player(app_id)
+
     def admit_game(self, app_id: str, live_games):
         """A new game of the app, whose open and active games `live_games()` counts; 429 at its quota.
         (Two requests at once may both pass at the quota's edge: a quota, not a lock.)"""

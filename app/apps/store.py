@@ -36,5 +36,8 @@ class AppStore:
             return False
         return True
 
+    def remove_player(self, app_id: str):
+        self.redis.decr(app_players_key(app_id))
+
     def players(self, app_id: str) -> int:
         return int(self.redis.get(app_players_key(app_id)) or 0)

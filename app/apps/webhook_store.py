@@ -115,6 +115,23 @@ class WebhookStore:
         every = self._loaded(app_id, self.redis.zrevrange(listing, 0, LISTED_DELIVERIES - 1), status)
         return every[offset:offset + limit], len(every)
 
+    def redact(self, app_id: str, needles: list[bytes]) -> int:
+        """Every delivery of the app still kept whose payload holds any of `needles` (an erased
+        person's name or id) keeps its status and attempts; its payload keeps only its type and time."""
+        redacted = 0
+        for endpoint_id in self.endpoints(app_id):
+            for delivery_id in self.redis.zrange(deliveries_key(app_id, endpoint_id), 0, -1):
+                key = delivery_key(app_id, delivery_id.decode())
+                found = self.redis.hget(key, "doc")
+                if found and any(needle in found for needle in needles):
+                    delivery = json.loads(found)
+                    sent = json.loads(delivery["payload"])
+                    delivery["payload"] = json.dumps({"type": sent["type"], "timestamp": sent["timestamp"], "data": {
+                        "type": sent["data"].get("type", sent["type"]), "at": sent["data"].get("at", 0)}})
+                    self.redis.hset(key, "doc", json.dumps(delivery))
+                    redacted += 1
+        return redacted
+
     def _loaded(self, app_id: str, ids: list[bytes], status: str | None = None) -> list[dict]:
         pipe = self.redis.pipeline(transaction=False)
         for delivery_id in ids:

@@ -30,6 +30,8 @@ def replay_frames(rules: Rules, players: int, seed: str, first_dealer: int, even
     frames = [_frame(game, logged, position)]
     while position < len(logged):
         event = logged[position]
+        if event["type"] == "game_over" and event.get("reason"):  # ended off the table: no move of its own
+            break
         if event["type"] not in ACTIONS:
             raise ReplayDiverged(f"event {event['id']} ({event['type']}) is not the engine's next")
         position = _matched(perform(game, event["seat"], ACTIONS[event["type"]](event)) or [], logged, position)

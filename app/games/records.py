@@ -9,6 +9,7 @@ from .seats import public_seats
 
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
 ABORTED, FORFEIT = "aborted", "forfeit"  # how a game ends off the table (games/moves.py)
+RESIGNED = "resigned"  # a seat gave the game up (games/seating.py)
 
 
 class Written(NamedTuple):

@@ -5,11 +5,12 @@ import secrets
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from ..engine import Game, GameOver, game_from_dict, rules_from_request
+from ..engine import Game, GameOver, end_off_the_table, game_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTaken, StaleVersion
 from ..ops.scope import PUBLIC_APP, in_app
 from .document import DocumentExtras, KeptFor, SeatDocument
-from .records import FINISHED, view_of
+from .moves import forfeit_winner
+from .records import ABORTED, FINISHED, OPEN, RESIGNED, view_of
 from .seats import Seats, seat_of_player
 from .service import GameService
 from .store import GameExists, LoadedGame
@@ -199,6 +200,41 @@ class Seating:
         if bot not in self.bot_kinds:
             raise InvalidRequest(f"bot: unknown bot kind {bot!r}; kinds: {', '.join(self.bot_kinds)}", field="bot")
         return loaded
+
+    # ----- resigning ------------------------------------------------------------------------------
+    def resign(self, game_id: str, token: str | None) -> tuple[dict, int]:
+        """The token's seat gives the game up (docs/players.md, "Resigning"). Not based on a view:
+        a move that lands first is no reason to refuse it."""
+        return _retried_on_new_versions(LEAVE_ATTEMPTS, lambda: self._resign_once(game_id, token))
+
+    def _resign_once(self, game_id: str, token: str | None) -> tuple[dict, int]:
+        loaded = self.games.load(game_id)
+        return self.give_up(loaded, self.seats.seat_of(loaded.doc, token))
+
+    def resign_player(self, game_id: str, player_id: str) -> bool:
+        """The player gives up the game if they hold a seat in it still in play (False if not)."""
+        def once() -> bool:
+            loaded = self.games.load(game_id)
+            seat = seat_of_player(loaded.doc["seats"], player_id)
+            if seat is None or loaded.doc["status"] == FINISHED:
+                return False
+            self.give_up(loaded, seat)
+            return True
+        return _retried_on_new_versions(LEAVE_ATTEMPTS, once)
+
+    def give_up(self, loaded: LoadedGame, seat: int) -> tuple[dict, int]:
+        """`seat` gives up its game: an open game, or one the seat never moved in (outside a
+        tournament), is aborted (nobody wins, nothing is rated, as Lichess aborts); else the seat's
+        camp loses it, to the best-placed other camp, as a forfeit awards it."""
+        doc = loaded.doc
+        if doc["status"] == FINISHED:
+            raise GameOver("the game is over already")
+        game = game_from_dict(doc["engine"])
+        played = doc["status"] != OPEN and (doc["seats"][seat].get("moved") or doc.get("tournament"))
+        winner, reason = (forfeit_winner(game, seat), RESIGNED) if played else (None, ABORTED)
+        doc["ended_by"] = {"reason": reason, "seat": seat}
+        version, _ = self.writer.write(loaded, game, end_off_the_table(game, winner, reason, seat))
+        return view_of(doc, version, game, seat), version
 
     def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str, request_id: str | None = None) -> tuple[dict, int]:
         """A built-in bot plays `seat` from the next move on (a player left, or a registered bot forfeited)."""

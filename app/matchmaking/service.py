@@ -62,7 +62,9 @@ class Matchmaker:
         entrant = entrant_of(player_id)
         rating = self.ladders.records(pool, [entrant])[entrant]["rating"]
         now = time.time()
-        ticket = {"id": ticket_id, "player": player_id, "name": self.players.name_of(player_id), "rating": rating,
+        self.players.name_of(player_id)  # a player gone is refused here (404)
+        # No name on the ticket: its game's seat takes the player's name when it is made.
+        ticket = {"id": ticket_id, "player": player_id, "name": "", "rating": rating,
                   "deadline": int((now + request["max_wait_seconds"]) * 1000), "bot_fill": request.get("bot_fill"),
                   "rated": request["rated"], "pool": pool, "players": players,
                   "teams": PRESETS[preset].teams and players == 4, "turn_seconds": turn,
@@ -108,6 +110,18 @@ class Matchmaker:
         cancelled = self.store.cancel(app_id, self._grouping(app_id), ticket_id)
         return cancelled, self.ticket(ticket_id, player_id)
 
+    def cancel_live(self, player_id: str) -> str | None:
+        """Cancel the player's waiting ticket, if they have one: its id, or None."""
+        app_id = app_of(player_id)
+        ticket_id = self.store.live_ticket(app_id, player_id)
+        if ticket_id is not None:
+            self.store.cancel(app_id, self._grouping(app_id), ticket_id)
+        return ticket_id
+
+    def live_ticket(self, player_id: str) -> dict | None:
+        ticket_id = self.store.live_ticket(app_of(player_id), player_id)
+        return self.ticket(ticket_id, player_id) if ticket_id is not None else None
+
     def sweep(self) -> int:
         """Every app that queues: end the tickets of players gone, give expired tickets their bot
         fill or tell their players, group the tickets due a look whose windows reach by now, and
@@ -137,7 +151,7 @@ class Matchmaker:
         seats, owners = [], {}
         for seat, entry in enumerate(group["seats"]):
             if "player" in entry:
-                seats.append({"type": "human", "name": entry["name"]})
+                seats.append({"type": "human"})  # named after its player (create_owned)
                 owners[seat] = entry["player"]
             else:
                 seats.append({"type": "bot", "bot": entry["bot"], "name": f"{entry['bot']} bot {seat + 1}"})

@@ -240,6 +240,11 @@ class MatchmakingStore:
         found = self.redis.hgetall(matchmaking_key(app_id, f"ticket:{ticket_id}"))
         return {k.decode(): v.decode() for k, v in found.items()} or None
 
+    def live_ticket(self, app_id: str, player_id: str) -> str | None:
+        """The player's waiting ticket's id (a player has one at most across the app's pools)."""
+        found = self.redis.get(matchmaking_key(app_id, f"player:{player_id}"))
+        return found.decode() if found else None
+
     def apps(self, active_since_ms: int) -> list[str]:
         """The apps that queued a ticket since then (those quiet longer are forgotten)."""
         self.redis.zremrangebyscore(MATCHMAKING_APPS_KEY, "-inf", f"({active_since_ms}")

@@ -42,8 +42,12 @@ class Config:
             "operatorKey": {"type": "http", "scheme": "bearer",
                             "description": "the deployment's RONDA_OPERATOR_KEY, for /admin/apps"},
             "playerToken": {"type": "http", "scheme": "bearer",
-                            "description": "a player's token from createPlayer: acts for every seat of the "
-                                           "player's, from any device"}}},
+                            "description": "a player's token from createPlayer, or a device's from a sign-in by "
+                                           "the app's server: acts for every seat of the player's"},
+            "onBehalfOf": {"type": "apiKey", "in": "header", "name": "Ronda-On-Behalf-Of",
+                           "description": "a player's id, sent with the app's server key (never the client "
+                                          "key, never from a browser) instead of their token: the server acts "
+                                          "as that player of its app"}}},
     }
     MAX_CONTENT_LENGTH = 64 * 1024
     REDIS_URL = os.environ.get("REDIS_URL") or None

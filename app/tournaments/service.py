@@ -126,9 +126,30 @@ class TournamentService:
                 raise TournamentFull(str(too_many)) from None
             doc["entrants"].append(entrant)
             doc["names"].append(self.players.name_of(player_id))
+            self.players.store.entered_tournament(player_id, tournament_id)  # before: an erasure finds it
             if self.store.save(doc, self._events(doc, [])):
                 return self._public(doc)
         raise TournamentClosed("the tournament is changing under many entries at once: try again")
+
+    def erase_person(self, tournament_id: str, player_id: str, label: str) -> bool:
+        """A person erased leaves an open tournament, and is `label` in one under way or over (their
+        results stay: they are their opponents' too); the tournament's past events that named them
+        are dropped, its standings sent again. False if they are not in it."""
+        entrant = PERSON + player_id
+        for _ in range(SAVE_TRIES):
+            doc = self.store.load(tournament_id)
+            if doc is None or entrant not in doc["entrants"]:
+                return False
+            index = doc["entrants"].index(entrant)
+            name = doc["names"][index]
+            if doc["status"] == OPEN:
+                del doc["entrants"][index], doc["names"][index]
+            else:
+                doc["names"][index] = label
+            if self.store.save(doc, self._events(doc, [])):
+                self.store.drop_events_naming(tournament_id, name)
+                return True
+        raise TournamentClosed("the tournament is changing under many writes at once: try again")
 
     def view(self, tournament_id: str) -> dict:
         return self._public(self.advance(tournament_id))

@@ -66,6 +66,13 @@ class TournamentStore:
             doc["revision"] = made_from
         return bool(saved)
 
+    def drop_events_naming(self, tournament_id: str, name: str):
+        """Forget every kept event whose text holds `name` (an erased person's)."""
+        key, needle = tournament_events_key(tournament_id), json.dumps(name)[1:-1].encode()
+        naming = [entry_id for entry_id, fields in self.redis.xrange(key) if needle in fields[b"message"]]
+        if naming:
+            self.redis.xdel(key, *naming)
+
     def load(self, tournament_id: str) -> dict | None:
         found = self.redis.get(tournament_key(tournament_id))
         return json.loads(found) if found else None

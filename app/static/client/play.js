@@ -2,7 +2,7 @@
 import { call, errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
 import { t, timeOfDay } from "./i18n.js";
-import { ensurePlayer, playerName, savedPlayer, saveSeat, usePlayerKey } from "./session.js";
+import { ensurePlayer, forgetPlayer, playerName, renamedPlayer, savedPlayer, saveSeat, usePlayerKey } from "./session.js";
 
 const WAIT_SECONDS = 25;
 
@@ -152,10 +152,61 @@ export async function myGames() {
     h("h2", {}, t("mine.finished")), h("ul", { class: "games", id: "my-finished" },
       finished.length ? finished.map(row) : h("li", { class: "muted" }, t("mine.none_finished")))),
   h("section", { class: "panel" }, h("h2", {}, t("mine.other_device")),
-    h("p", {}, t("mine.key_says")),
-    h("details", {}, h("summary", {}, t("mine.show_key")),
-      h("input", { id: "my-key", readonly: true, value: me.token, "aria-label": t("mine.your_key") })),
-    useKey));
+    h("p", {}, t("mine.key_says")), deviceKey(me), useKey),
+  account(me, record));
+}
+
+// A key of its own for another device, so that each device signs out alone.
+function deviceKey(me) {
+  const shown = h("p", { id: "device-key-line" });
+  return h("div", {}, h("button", { id: "make-device-key", class: "secondary", onclick: async () => {
+    try {
+      const made = await post("/players/me/tokens", { device: t("mine.another_device") }, { token: me.token });
+      shown.replaceChildren(h("input", { id: "device-key", readonly: true, value: made.token, "aria-label": t("mine.your_key") }));
+    } catch (error) {
+      shown.textContent = errorText(error);
+    }
+  } }, t("mine.make_key")), shown);
+}
+
+// The account: rename, sign the other devices out, a copy of the data, deletion (asked first).
+function account(me, record) {
+  const said = h("p", { id: "account-said", role: "status" });
+  const attempt = (work) => async (event) => {
+    event?.preventDefault?.();
+    try {
+      said.textContent = await work();
+    } catch (error) {
+      said.textContent = errorText(error);
+    }
+  };
+  const newName = h("input", { id: "new-name", value: record.name, maxlength: 40, required: true, "aria-label": t("mine.new_name") });
+  return h("section", { class: "panel", id: "account" }, h("h2", {}, t("mine.account")),
+    h("form", { id: "rename", onsubmit: attempt(async () => {
+      const renamed = await call("PATCH", "/players/me", { body: { name: newName.value }, token: me.token });
+      renamedPlayer(renamed.name);
+      return t("mine.renamed", { name: renamed.name });
+    }) }, h("label", {}, t("mine.new_name"), " ", newName), h("button", { type: "submit" }, t("mine.rename"))),
+    h("p", { class: "buttons" },
+      h("button", { id: "sign-out-others", class: "secondary", onclick: attempt(async () => {
+        await call("DELETE", "/players/me/tokens", { token: me.token });
+        return t("mine.signed_out");
+      }) }, t("mine.sign_out_others")),
+      h("button", { id: "download-data", class: "secondary", onclick: attempt(async () => {
+        const data = await get("/players/me/export", { token: me.token });
+        const file = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" })),
+          download: "ronda-my-data.json" });
+        file.click();
+        return t("mine.downloaded");
+      }) }, t("mine.download")),
+      h("button", { id: "delete-account", class: "danger", onclick: attempt(async () => {
+        if (!confirm(t("mine.delete_confirm"))) return "";
+        await call("DELETE", "/players/me", { token: me.token });
+        forgetPlayer();
+        location.hash = "#/";
+        return t("mine.deleted");
+      }) }, t("mine.delete"))),
+    said);
 }
 
 export async function leaderboards(pool) {

@@ -34,6 +34,18 @@ export async function usePlayerKey(token) {
   return savedPlayer();
 }
 
+// The player is gone from this browser (their account deleted): their seats' tokens too.
+export function forgetPlayer() {
+  for (const key of Object.keys(localStorage)) {
+    if (key === PLAYER_KEY || key.startsWith("ronda:seat:")) localStorage.removeItem(key);
+  }
+}
+
+export function renamedPlayer(name) {
+  const kept = savedPlayer();
+  if (kept) savePlayer({ ...kept, name }, kept.token);
+}
+
 const seatKey = (gameId) => `ronda:seat:${gameId}`;
 
 export function savedSeat(gameId) {

@@ -8,7 +8,7 @@ import { openGame } from "./game.js";
 import { clearTurnCue, clockText, setSound, soundOn, turnCue } from "./attention.js";
 import { cardPlaces, moveCards } from "./motion.js";
 import { t } from "./i18n.js";
-import { playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
+import { forgetSeat, playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
 import { campName, declarationName, describe, holdingName, seatName } from "./words.js";
 
 const OFFER_LOOK_MS = 3000;
@@ -29,6 +29,7 @@ export async function table(gameId) {
   let rounds = null; // each round's scores, read once the game is over
   let loadedRounds = false;
   const rematchNotice = h("p", { class: "error", role: "alert", id: "rematch-notice" });
+  const seatError = h("p", { class: "error", role: "alert", id: "seat-error" });
   let offered = null; // the rematch another seat asked for, until this seat accepts or declines it
   let offerTimer = null;
   let seen = state.log.length; // events up to here were there when the page opened: not announced
@@ -196,6 +197,7 @@ export async function table(gameId) {
     const absent = view.outcome?.seat;
     if (view.outcome?.reason === "aborted") return t("result.aborted_why", { n: absent + 1 });
     if (view.outcome?.reason === "forfeit") return t("result.forfeit_why", { camp: campName(view, view.winner), n: absent + 1 });
+    if (view.outcome?.reason === "resigned") return t("result.resigned_why", { camp: campName(view, view.winner), n: absent + 1 });
     return t("result.won", { camp: campName(view, view.winner) });
   }
 
@@ -292,6 +294,28 @@ export async function table(gameId) {
       shown.pending ? h("button", { id: "cancel-move", onclick: game.cancelPending }, t("move.cancel")) : null);
   }
 
+  // Giving the game up, or the seat to a bot: each asked first, each refused in words.
+  function seatActions() {
+    if (!seat || view.status === "finished") return null;
+    const asked = (question, work) => async () => {
+      if (!confirm(question)) return;
+      try {
+        await work();
+      } catch (error) {
+        seatError.textContent = errorText(error);
+      }
+    };
+    const resign = asked(t("table.resign_confirm"), () => post(`/games/${gameId}/resign`, undefined, { token: seat.token }));
+    const leave = asked(t("table.leave_confirm"), async () => {
+      await post(`/games/${gameId}/seats/${seat.seat}/leave`, { bot: "greedy" }, { token: seat.token });
+      forgetSeat(gameId);
+      location.hash = "#/";
+    });
+    return h("div", { id: "seat-actions" }, h("p", { class: "buttons" },
+      h("button", { id: "resign", class: "danger", onclick: resign }, t("table.resign")),
+      h("button", { id: "leave", class: "secondary", onclick: leave }, t("table.leave"))), seatError);
+  }
+
   function soundButton() {
     const on = soundOn();
     return h("button", { id: "sound", class: "small secondary", "aria-pressed": String(on),
@@ -323,7 +347,7 @@ export async function table(gameId) {
       invites(),
       felt(),
       hand(),
-      h("section", { class: "panel below" }, lastMove(), scores(),
+      h("section", { class: "panel below" }, seatActions(), lastMove(), scores(),
         h("p", { class: "share-line" }, h("a", { href: link(`/games/${gameId}`), id: "watch-link" }, t("table.watch_link")), " ",
           copyButton(link(`/games/${gameId}`), t("table.watch_copy"))),
         h("h2", {}, t("table.log")), logList),
