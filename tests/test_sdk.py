@@ -122,6 +122,20 @@ def test_the_example_client_plays_quick_play_a_whole_game_and_a_rematch(generate
     assert all(seat["player"] for seat in game["seats"])
 
 
+def test_the_example_studio_server_signs_its_users_in_they_play_and_one_is_deleted(generated_client, live_server):
+    """Issue 63, 7: the studio's server holds its own ids and its keys, never a player's token."""
+    import studio_server
+    from conftest import LIVE_OPERATOR_KEY
+    made = requests.post(f"{live_server}/admin/apps", json={"name": "Studio example"},
+                         headers={"Authorization": f"Bearer {LIVE_OPERATOR_KEY}"}).json()
+    ran = studio_server.run(live_server, made["server_key"], made["client_key"])
+    assert ran["game_id"] in ran["amina_games"] and ran["amina_external_id"] == "user-1"
+    assert requests.get(f"{live_server}/players/{ran['omar_deleted']}",
+                        headers={"X-Ronda-App": made["client_key"]}).status_code == 404
+    game = requests.get(f"{live_server}/games/{ran['game_id']}", headers={"X-Ronda-App": made["client_key"]}).json()
+    assert game["status"] == "finished" and "Deleted player" in [seat["name"] for seat in game["seats"]]
+
+
 def test_the_example_tournament_of_two_registered_bots_prints_its_crosstable(generated_client, live_server):
     import bot_tournament
     tournament = bot_tournament.run(live_server, games_per_pairing=2)

@@ -574,3 +574,50 @@ def test_a_game_made_in_the_lobby_or_joined_by_invite_is_in_your_games_and_an_op
     expect(friend.locator("#my-active")).to_contain_text("Friend")
     creator.context.close()
     friend.context.close()
+
+
+def test_the_account_panel_renames_keys_a_device_signs_others_out_downloads_and_deletes(page, live_server):
+    """Issue 63, 7: what a person does with their account, from the page alone."""
+    made = requests.post(f"{live_server}/players", json={"name": "Amina"}).json()
+    me = {"Authorization": f"Bearer {made['token']}"}
+    page.goto(f"{live_server}/#/me")
+    page.fill("#player-key", made["token"])
+    page.click("#use-key button[type=submit]")
+    expect(page.locator("#account")).to_be_visible(timeout=10_000)
+    page.click("#make-device-key")
+    expect(page.locator("#device-key")).to_have_value(re.compile(r"^rply\."))
+    other = {"Authorization": f"Bearer {page.input_value('#device-key')}"}
+    assert requests.get(f"{live_server}/players/me", headers=other).status_code == 200
+    page.fill("#new-name", "Amina B.")
+    page.click("#rename button[type=submit]")
+    expect(page.locator("#account-said")).to_contain_text("Amina B.")
+    assert requests.get(f"{live_server}/players/me", headers=me).json()["name"] == "Amina B."
+    page.click("#sign-out-others")
+    expect(page.locator("#account-said")).to_contain_text("signed out")
+    assert requests.get(f"{live_server}/players/me", headers=other).status_code == 401
+    with page.expect_download() as download:
+        page.click("#download-data")
+    exported = download.value.path().read_text()
+    assert '"name": "Amina B."' in exported and made["token"] not in exported
+    page.screenshot(path=SCREENSHOTS / "account.png", full_page=True)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#delete-account")
+    page.wait_for_url(re.compile(r"#/$"))
+    assert requests.get(f"{live_server}/players/me", headers=me).status_code == 401
+    assert page.evaluate("() => localStorage.getItem('ronda:player')") is None
+
+
+def test_a_seat_resigns_from_the_table_after_saying_yes(page, live_server):
+    game, tokens = two_humans(live_server)
+    sit_at(page, live_server, game["id"], 0, tokens[0])
+    expect(page.locator("#resign")).to_be_visible()
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#resign")
+    assert requests.get(f"{live_server}/games/{game['id']}").json()["status"] == "active"
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    # Before its first move, a resignation calls the game off.
+    expect(page.locator("main")).to_contain_text("Seat 1 left before its first move", timeout=10_000)
+    over = requests.get(f"{live_server}/games/{game['id']}").json()
+    assert over["status"] == "finished" and over["outcome"] == {"reason": "aborted", "seat": 0}
+    expect(page.locator("#resign")).to_have_count(0)
