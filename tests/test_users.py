@@ -393,3 +393,28 @@ def test_sign_in_tokens_and_erasure_are_in_the_spec(apis):
     assert {"appServerKey": [], "onBehalfOf": []} in operations["listMyGames"]["security"]
     assert {"appServerKey": [], "onBehalfOf": []} not in operations["signInPlayer"]["security"]
 
+
+
+def test_a_studios_user_is_signed_in_plays_and_is_erased_on_one_redis_and_on_a_cluster(store_config):
+    """Every key of a player in the player's slot, the external ids in the app's: the same story
+    on a Redis Cluster as on one Redis."""
+    from app import create_app
+    client = create_app({**store_config, "OPERATOR_KEY": OPERATOR_KEY, "RATE_LIMIT_PER_ADDRESS": 0,
+                         "RATE_LIMIT_PER_TOKEN": 0}).test_client()
+    made = client.post("/admin/apps", json={"name": "Cluster studio"},
+                       headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json
+    server, app_key = {"X-Ronda-App": made["server_key"]}, {"X-Ronda-App": made["client_key"]}
+    name = unique("Clustered")
+    signed = [client.post("/apps/me/players/sign-in", headers=server,
+                          json={"external_id": unique("user"), "name": who}).json for who in (name, "Omar")]
+    tokens = [{**app_key, "Authorization": f"Bearer {s['token']}"} for s in signed]
+    game = client.post("/games", headers=tokens[0], json={
+        "players": 2, "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json["game"]
+    assert client.post(f"/games/{game['id']}/seats/1", headers=tokens[1], json={}).status_code == 201
+    assert client.post(f"/games/{game['id']}/resign", headers=tokens[1]).status_code == 200
+    assert client.delete("/players/me", headers=tokens[0]).status_code == 204
+    seats = client.get(f"/games/{game['id']}", headers=app_key).json["seats"]
+    assert seats[0]["name"] == "Deleted player" and seats[0]["player"] is None and seats[1]["name"] == "Omar"
+    assert name not in client.get(f"/games/{game['id']}/events", headers=app_key).get_data(as_text=True)
+    assert client.get("/players/me", headers=tokens[0]).status_code == 401
+    assert client.get("/players/me", headers=tokens[1]).status_code == 200
