@@ -90,7 +90,8 @@ class Services:
             TellPlayers(self.players), self.reminders, self.settlement, PackFinished(self.store)))
         seats = Seats(secret_key(config), BOTS, self.accounts, self.players)
         self.games = GameService(self.store, seats, self.writer, self.players)
-        self.seating = Seating(self.games, seats, self.writer, self.players)
+        self.seating = Seating(self.games, seats, self.writer, self.players, config["RATED_TURN_SECONDS"],
+                               config["PEOPLE_TURN_SECONDS"])
         self.rematches = Rematches(self.games, self.seating, self.store, seats, self.players)
         self.moves = BotMoves(self.games)
         self.requests = RequestRecords(client)

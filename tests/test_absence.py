@@ -15,6 +15,8 @@ import pytest
 import redis
 import requests
 
+from app.games.moves import MOVES_TO_COUNT
+
 from app.ops.keys import matchmaking_key
 from app.ops.scope import app_of
 
@@ -61,9 +63,10 @@ def until(probe, seconds=30.0, every=0.1):
     raise AssertionError(f"not within {seconds} s")
 
 
-def matched_pair(base, rated=True, turn_seconds=1):
-    """Two players met by quick play: their game id and each one's (id, auth, seat)."""
-    (a, a_auth), (b, b_auth) = player(base, "Amina"), player(base, "Omar")
+def matched_pair(base, rated=True, turn_seconds=1, keep=None):
+    """Two players met by quick play: their game id and each one's (id, auth, seat). `keep`: the
+    first player's (id, auth), a player of before."""
+    (a, a_auth), (b, b_auth) = keep or player(base, "Amina"), player(base, "Omar")
     first = ticket(base, a_auth, rated=rated, turn_seconds=turn_seconds).json()
     second = ticket(base, b_auth, rated=rated, turn_seconds=turn_seconds).json()
     assert second["status"] == "matched", second
@@ -97,24 +100,32 @@ def test_a_game_whose_first_move_is_never_made_is_aborted_unrated_and_both_told(
         assert public["ratings"] == [] and public["games"] == 0  # as if it was never played
 
 
+def play_if_awaited(service, game_id, auth, seat) -> bool:
+    """The seat plays its first legal action if it is its turn (True if it did); None once the game is over."""
+    view = requests.get(f"{service}/games/{game_id}/view", headers=auth).json()
+    if view["status"] == "finished":
+        return None
+    if view["status"] == "active" and seat in view["awaiting"]:
+        return requests.post(f"{service}/games/{game_id}/actions", json=view["legal_actions"][0],
+                             headers={**auth, "If-Match": f'"{view["version"]}"'}).status_code == 200
+    return False
+
+
+def moves_made(service, game_id, auths: dict, count: int):
+    """Each seat of `auths` makes `count` moves of its own, each in its turn."""
+    made = dict.fromkeys(auths, 0)
+    while min(made.values()) < count:
+        for seat, auth in auths.items():
+            if made[seat] < count and play_if_awaited(service, game_id, auth, seat):
+                made[seat] += 1
+        time.sleep(0.02)
+
+
 def test_three_missed_turns_in_a_row_forfeit_the_game_to_the_player_who_stayed(service):
     game_id, people = matched_pair(service, turn_seconds=2)
     (stayer, (stayer_auth, stayer_seat)), (leaver, (leaver_auth, leaver_seat)) = people.items()
-    moved = set()
-
-    def play_if_awaited(auth, seat):
-        view = requests.get(f"{service}/games/{game_id}/view", headers=auth).json()
-        if view["status"] == "active" and seat in view["awaiting"]:
-            requests.post(f"{service}/games/{game_id}/actions", json=view["legal_actions"][0],
-                          headers={**auth, "If-Match": f'"{view["version"]}"'})
-            moved.add(seat)
-        return view["status"] == "finished"
-
-    while leaver_seat not in moved or stayer_seat not in moved:  # both move once: the game is on
-        play_if_awaited(leaver_auth, leaver_seat) if leaver_seat not in moved else None
-        play_if_awaited(stayer_auth, stayer_seat)
-        time.sleep(0.05)
-    until(lambda: play_if_awaited(stayer_auth, stayer_seat), seconds=60, every=0.05)  # the leaver is gone
+    moves_made(service, game_id, {leaver_seat: leaver_auth, stayer_seat: stayer_auth}, MOVES_TO_COUNT)
+    until(lambda: play_if_awaited(service, game_id, stayer_auth, stayer_seat) is None, seconds=60, every=0.05)
     over = requests.get(f"{service}/games/{game_id}").json()
     assert over["outcome"] == {"reason": "forfeit", "seat": leaver_seat}
     assert over["winner"] == stayer_seat  # two players: a seat is its camp
@@ -242,7 +253,9 @@ def test_a_decline_racing_an_accept_has_one_outcome(service):
         if declined.status_code == 204:
             assert accepted.status_code == 409 and accepted.json()["code"] == "rematch_declined"
             assert later.status_code == 409 and later.json()["code"] == "rematch_declined"
-            assert requests.get(f"{service}/games/{offered}").status_code == 404  # and it stays gone
+            called_off = requests.get(f"{service}/games/{offered}").json()  # every table of it says so
+            assert called_off["status"] == "finished" and called_off["outcome"]["reason"] == "declined"
+            assert sum(1 for seat in called_off["seats"] if seat["player"]) == 1  # the accept took no seat
         else:
             assert declined.status_code == 409 and declined.json()["code"] == "rematch_started"
             assert accepted.status_code == 201 and later.status_code == 201
@@ -250,3 +263,30 @@ def test_a_decline_racing_an_accept_has_one_outcome(service):
         outcomes.append(declined.status_code)
     assert set(outcomes) <= {204, 409}
     print(json.dumps({"declined": outcomes.count(204), "accepted": outcomes.count(409)}))
+
+
+def test_a_throwaway_who_moves_once_then_walks_away_feeds_nobodys_rating(service):
+    """Issue 61, 5: the farm of throwaway players (each moves once, then lets their timer forfeit a
+    rated game against one account) moved that account 1500 → 2066 in 30 s. A forfeit now counts
+    only after MOVES_TO_COUNT moves of the forfeiter's own: before that the game is aborted, unrated."""
+    farmed = None
+    for _ in range(3):
+        game_id, people = matched_pair(service, turn_seconds=1, keep=farmed)
+        (farmer, (farmer_auth, farmer_seat)), (throwaway, (throwaway_auth, throwaway_seat)) = people.items()
+        farmed = farmed or (farmer, farmer_auth)
+        moves_made(service, game_id, {throwaway_seat: throwaway_auth, farmer_seat: farmer_auth}, 1)
+        until(lambda: play_if_awaited(service, game_id, farmer_auth, farmer_seat) is None, seconds=60, every=0.05)
+        over = requests.get(f"{service}/games/{game_id}").json()
+        assert over["outcome"] == {"reason": "aborted", "seat": throwaway_seat} and over["winner"] is None
+    assert requests.get(f"{service}/players/{farmed[0]}").json()["ratings"] == []
+
+
+def test_a_game_every_person_left_is_abandoned_unrated(service):
+    game_id, people = matched_pair(service, turn_seconds=1)
+    auths = {seat: auth for _, (auth, seat) in people.items()}
+    moves_made(service, game_id, auths, MOVES_TO_COUNT)  # both played, then both walk away
+    over = finished(service, game_id)
+    assert over["outcome"]["reason"] == "abandoned" and over["winner"] is None
+    for player_id in people:
+        public = requests.get(f"{service}/players/{player_id}").json()
+        assert public["ratings"] == [] and public["games"] == 0

@@ -149,7 +149,7 @@ def test_a_rated_game_in_an_app_rates_on_that_apps_leaderboard_only(base):
     (first, first_token), (second, second_token) = new_player(base, a_key), new_player(base, a_key, "Omar")
     session = requests.Session()
     session.headers["X-Ronda-App"] = a_key
-    game_id = rated_game(base, (first_token, "greedy"), (second_token, "random"), http=session)
+    game_id = rated_game(base, first_token, second_token, http=session)
     wait_finished(base, [game_id], http=session)
     deadline = time.monotonic() + 30
     while not (board := session.get(f"{base}/leaderboards/simple-2?page_size=100").json()):

@@ -168,17 +168,26 @@ def play_out(base, game_id, token, seed=0):
                       headers={**bearer(token), "If-Match": f'"{view["version"]}"'})
 
 
-def rated_game(base, first, second, preset="simple", http=requests):
-    """A rated game between two players, each leaving their seat to a bot of their level: the
-    rating still counts the player. `http`: a session (an app's, with its key) or requests itself."""
-    (first_token, first_level), (second_token, second_level) = first, second
+def rated_game(base, first_token, second_token, loser=1, preset="simple", http=requests):
+    """A rated game between two players, the first in seat 0: each seat makes a move of its own (a
+    resignation before that would abort it), then seat `loser` resigns. `http`: a session (an
+    app's, with its key) or requests itself."""
+    tokens = [first_token, second_token]
     game = http.post(f"{base}/games", headers=bearer(first_token), json={
         "players": 2, "rated": True, "rules": {"preset": preset},
         "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json()["game"]
     assert http.post(f"{base}/games/{game['id']}/seats/1", json={}, headers=bearer(second_token)).status_code == 201
-    for seat, (token, level) in enumerate(((first_token, first_level), (second_token, second_level))):
-        left = http.post(f"{base}/games/{game['id']}/seats/{seat}/leave", json={"bot": level}, headers=bearer(token))
-        assert left.status_code == 200, left.json()
+    moved: set[int] = set()
+    while moved != {0, 1}:
+        for seat, token in enumerate(tokens):
+            view = http.get(f"{base}/games/{game['id']}/view", headers=bearer(token)).json()
+            if seat in view["awaiting"]:
+                played = http.post(f"{base}/games/{game['id']}/actions", json=view["legal_actions"][0],
+                                   headers={**bearer(token), "If-Match": f'"{view["version"]}"'})
+                if played.status_code == 200:
+                    moved.add(seat)
+    resigned = http.post(f"{base}/games/{game['id']}/resign", headers=bearer(tokens[loser]))
+    assert resigned.status_code == 200 and resigned.json()["outcome"]["reason"] == "resigned", resigned.text
     return game["id"]
 
 
@@ -190,19 +199,19 @@ def wait_finished(base, game_ids, seconds=120, http=requests):
             time.sleep(0.1)
 
 
-def test_rated_games_between_a_strong_and_a_weak_bot_rank_the_strong_player_first(live_server):
-    """Ratings follow results: greedy beats random in about 92% of `simple` games, so after 12
-    rated games the greedy player leads the ladder unless random wins half of them (odds of about
-    one in 8,000; closer levels, casual against greedy at 14%, made this test a coin toss)."""
-    levels = ["random", "greedy"]
+def test_rated_games_rank_the_player_who_wins_them_first(live_server):
+    """Ratings follow results: after 12 rated games that the same player won (the other resigning
+    after a move each, whoever sat first), the winner leads the ladder and the loser trails it."""
+    levels = ["loses", "wins"]
     players = {}
     for level in levels:
-        created = requests.post(f"{live_server}/players", json={"name": f"plays {level}"}).json()
+        created = requests.post(f"{live_server}/players", json={"name": f"{level}"}).json()
         players[level] = (created["player"]["id"], created["token"])
     games = []
     for turn in range(12):
         first, second = levels if turn % 2 else reversed(levels)
-        games.append(rated_game(live_server, (players[first][1], first), (players[second][1], second)))
+        games.append(rated_game(live_server, players[first][1], players[second][1],
+                                loser=0 if first == "loses" else 1))
     wait_finished(live_server, games)
     pool = {}
     for level, (player_id, _) in players.items():
@@ -214,7 +223,7 @@ def test_rated_games_between_a_strong_and_a_weak_bot_rank_the_strong_player_firs
             time.sleep(0.1)
         assert [r["pool"] for r in rated] == ["simple-2"] and rated[0]["games"] == 12, rated
         pool[level] = rated[0]["rating"]
-    assert pool["random"] < ratings.INITIAL_RATING < pool["greedy"], pool
+    assert pool["loses"] < ratings.INITIAL_RATING < pool["wins"], pool
     board = requests.get(f"{live_server}/leaderboards/simple-2", params={"page_size": 100}).json()
     ours = [row["entrant"] for row in board if row["entrant"] in {f"player:{p}" for p, _ in players.values()}]
     assert ours == [f"player:{players[level][0]}" for level in reversed(levels)]
@@ -226,7 +235,7 @@ def test_a_settlement_applied_again_changes_nothing(live_server, redis_url):
     from app import create_app
     first = requests.post(f"{live_server}/players", json={"name": "a"}).json()
     second = requests.post(f"{live_server}/players", json={"name": "b"}).json()
-    game_id = rated_game(live_server, (first["token"], "greedy"), (second["token"], "random"))
+    game_id = rated_game(live_server, first["token"], second["token"])
     wait_finished(live_server, [game_id])
     time.sleep(0.5)
     before = [requests.get(f"{live_server}/players/{p['player']['id']}").json() for p in (first, second)]

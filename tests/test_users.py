@@ -418,3 +418,42 @@ def test_a_studios_user_is_signed_in_plays_and_is_erased_on_one_redis_and_on_a_c
     assert name not in client.get(f"/games/{game['id']}/events", headers=app_key).get_data(as_text=True)
     assert client.get("/players/me", headers=tokens[0]).status_code == 401
     assert client.get("/players/me", headers=tokens[1]).status_code == 200
+
+
+# ----- issue 61: a rematch between players, asked with seat tokens --------------------------------------
+def test_a_rematch_asked_with_seat_tokens_keeps_each_seats_player_and_name(studio):
+    amina, omar = studio.sign_in(unique("user"), name="Amina"), studio.sign_in(unique("user"), name="Omar")
+    made = studio.client("POST", "/games", amina["token"], json={
+        "players": 2, "rules": {"preset": "simple"}, "seats": [{"type": "human", "mine": True}, {"type": "open"}]})
+    game_id, seat_tokens = made.json()["game"]["id"], {0: made.json()["tokens"][0]["token"]}
+    seat_tokens[1] = studio.client("POST", f"/games/{game_id}/seats/1", omar["token"], json={}).json()["token"]
+    play_moves(studio, game_id, [amina["token"], omar["token"]], 4)
+    assert studio.client("POST", f"/games/{game_id}/resign", omar["token"]).status_code == 200
+    asked = studio.client("POST", f"/games/{game_id}/rematch", seat_tokens[0])  # as the web client asks
+    assert asked.status_code == 201, asked.text
+    next_id = asked.json()["game"]["id"]
+    offer = next(n for n in studio.client("GET", "/players/me/notices?after=0", omar["token"]).json()["notices"]
+                 if n["type"] == "rematch_offered")
+    assert offer["asked_by"] == {"seat": 0, "name": "Amina"}
+    waiting = studio.client("GET", "/players/me/games?status=open", omar["token"]).json()
+    assert [g["id"] for g in waiting] == [next_id] and waiting[0]["seat"] == 1  # on every device of his
+    assert studio.client("POST", f"/games/{game_id}/rematch", seat_tokens[1]).status_code == 201
+    seats = studio.client("GET", f"/games/{next_id}").json()["seats"]
+    assert [(s["name"], s["player"]) for s in seats] == [("Amina", amina["player"]["id"]),
+                                                         ("Omar", omar["player"]["id"])]
+
+
+def test_a_declined_rematch_tells_every_player_and_ends_the_waiting_table(studio):
+    amina, omar = studio.sign_in(unique("user"), name="Amina"), studio.sign_in(unique("user"), name="Omar")
+    game_id = game_between(studio, amina["token"], omar["token"])
+    play_moves(studio, game_id, [amina["token"], omar["token"]], 4)
+    assert studio.client("POST", f"/games/{game_id}/resign", omar["token"]).status_code == 200
+    next_id = studio.client("POST", f"/games/{game_id}/rematch", amina["token"]).json()["game"]["id"]
+    assert studio.client("DELETE", f"/games/{game_id}/rematch", omar["token"]).status_code == 204
+    told = [n for n in studio.client("GET", "/players/me/notices?after=0", amina["token"]).json()["notices"]
+            if n["type"] == "rematch_declined"]
+    assert len(told) == 1 and told[0]["declined_by"] == {"seat": 1, "name": "Omar"}
+    table = studio.client("GET", f"/games/{next_id}").json()  # what the asker's waiting table reads
+    assert table["status"] == "finished" and table["outcome"] == {"reason": "declined", "seat": 1}
+    assert studio.client("GET", f"/games/{game_id}/rematch").status_code == 404
+    assert studio.client("POST", f"/games/{game_id}/rematch", omar["token"]).json()["code"] == "rematch_declined"

@@ -161,10 +161,13 @@ class CreateGameRequest(Schema):
     first_dealer = Integer(validate=validate.Range(min=0, max=3), metadata={
         "description": "the first dealer's seat: below `players` (else 422 `invalid_setup`); without it, "
                        "it follows from the seed"})
-    turn_timeout_seconds = Integer(validate=validate.Range(min=1, max=14 * 86400), metadata={
+    turn_timeout_seconds = Integer(allow_none=True, validate=validate.Range(min=1, max=14 * 86400), metadata={
         "description": "when a human's turn lasts longer, a fallback bot plays for that seat: up to 14 days "
                        "(correspondence play; a `turn_reminder` notice comes first on long turns, and the game "
-                       "is kept as long as its turns last)"})
+                       "is kept as long as its turns last). Every game between people ends: without it, a rated "
+                       "game gets the deployment's rated timer (RONDA_RATED_TURN_SECONDS, 60 s) and a game with "
+                       "two people or more (human and open seats) a day (RONDA_PEOPLE_TURN_SECONDS); `null` "
+                       "opts an unrated game out (a rated one: 422)"})
     rated = Boolean(load_default=False, metadata={
         "description": "counted on the leaderboard of its pool (the preset and the player count): a preset's "
                        "rules unchanged, no seed or deck of the creator's, and every human seat a player's "
@@ -221,17 +224,21 @@ class SeatInfo(Answer):
         "description": "the built-in bot kind of a bot seat; bot:<id> on a human-type seat played by a "
                        "registered bot over HTTP"})
     player = fields.String(allow_none=True, metadata={"description": "the player the seat belongs to (getPlayer)"})
+    kept_for = fields.String(allow_none=True, metadata={
+        "description": "an open seat of a rematch, kept for this player until they take it or decline"})
     missed_turns = fields.Integer(required=True, metadata={
         "description": f"the seat's turn timers run out in a row: at {MISSED_TURNS_TO_FORFEIT} a person forfeits "
                        "(docs/players.md)"})
 
 
 class Outcome(Answer):
-    reason = fields.String(required=True, validate=validate.OneOf(("target", "forfeit", "aborted", "resigned")),
-                           metadata={
+    reason = fields.String(required=True, validate=validate.OneOf(
+        ("target", "forfeit", "aborted", "resigned", "declined", "abandoned")), metadata={
         "description": f"`target`: won at the table; `forfeit`: `seat` missed {MISSED_TURNS_TO_FORFEIT} turns "
                        "in a row; `aborted`: `seat`'s timer ran out, or it resigned, before its first move (nobody "
-                       "wins, nothing is rated); `resigned`: `seat` gave the game up (resignGame)"})
+                       "wins, nothing is rated); `resigned`: `seat` gave the game up (resignGame); `declined`: a "
+                       "rematch `seat` said no to before it began; `abandoned`: every person left it (nobody wins, "
+                       "nothing is rated)"})
     seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the absent or resigning seat"})
 
 
@@ -430,6 +437,11 @@ class EntrantResult(Answer):
     timeouts = fields.Integer(required=True, metadata={"description": "turn timers run out (registered bots)"})
 
 
+class SeatNamed(Answer):
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True, required=True)
+
+
 class PlayerNotice(Answer):
     """Something in one of the player's games, or of their tickets. Ignore a type you do not know."""
     id = fields.String(required=True, metadata={"description": "resume after it (`after`, Last-Event-ID)"})
@@ -442,11 +454,13 @@ class PlayerNotice(Answer):
         "description": "your_turn, turn_reminder: when a fallback bot moves instead (seconds since the epoch), "
                        "or null"})
     seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
-    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat"})
+    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat; "
+                                                 "seat_left: the bot that plays the seat left"})
     won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
     outcome = fields.Nested(Outcome, metadata={"description": "game_over: how it ended"})
     missed = fields.Integer(allow_none=True, metadata={
-        "description": f"turn_timeout: the seat's timers run out in a row (at {MISSED_TURNS_TO_FORFEIT} it forfeits)"})
+        "description": f"turn_timeout, opponent_absent: the seat's timers run out in a row (at "
+                       f"{MISSED_TURNS_TO_FORFEIT} it forfeits)"})
     scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
     taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
     name = fields.String(metadata={"description": "seat_taken: who took it"})
@@ -458,3 +472,9 @@ class PlayerNotice(Answer):
     round = fields.Integer(metadata={"description": "tournament_round: the round (from 0)"})
     game = fields.Integer(metadata={"description": "tournament_round: which game of the pairing (from 0)"})
     opponent = fields.String(metadata={"description": "tournament_round: who you meet"})
+    absent_seat = fields.Integer(metadata={"description": "opponent_absent: the seat whose turn timer ran out"})
+    forfeit_at = fields.Float(allow_none=True, metadata={
+        "description": "opponent_absent: when that seat forfeits if it stays away (seconds since the epoch)"})
+    left_seat = fields.Integer(metadata={"description": "seat_left: the seat a person left to `bot`"})
+    asked_by = fields.Nested(SeatNamed, metadata={"description": "rematch_offered: who asked"})
+    declined_by = fields.Nested(SeatNamed, metadata={"description": "rematch_declined: who said no (or took it back)"})

@@ -23,9 +23,10 @@ class SeatDocument(TypedDict):
     token_salt: NotRequired[str]  # a human seat's token is derived again from it (games/seats.py)
     token_hash: NotRequired[str]
     kept_for: NotRequired[KeptFor]
-    left_by: NotRequired[str | None]  # the player who left it to a bot (a rated game still rates them)
+    left_by: NotRequired[str | None]  # the player who left it to a bot (their record still counts the game)
     changed_by_request: NotRequired[str]  # the request that claimed or freed it (its retry answers again)
     moved: NotRequired[bool]  # a human seat made a move of its own (a timeout before that aborts the game)
+    moves: NotRequired[int]  # how many (fewer than MOVES_TO_COUNT: its forfeit or resignation aborts the game)
     missed_turns: NotRequired[int]  # its turn timers run out in a row (games/moves.py)
 
 

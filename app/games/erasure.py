@@ -51,6 +51,7 @@ def erase_from_document(doc: GameDocument, player_id: str) -> set[int]:
         kept_for = info.get("kept_for")
         if kept_for is not None and kept_for["player"] == player_id:
             kept_for["player"] = None
+            changed.add(seat)
     return changed
 
 

@@ -16,13 +16,14 @@ from ..engine.views import seat_knowledge
 from ..errors import StaleVersion
 from ..ops import metrics
 from .document import SeatDocument
-from .records import ABORTED, ACTIVE, FORFEIT
+from .records import ABANDONED, ABORTED, ACTIVE, FORFEIT
 from .seats import registered_bot_of
 from .service import GameService
 from .store import GameMissing, LoadedGame
 
 FALLBACK_BOT = "greedy"  # plays for a human (or a registered bot) whose turn timer ran out
 MISSED_TURNS_TO_FORFEIT = 3
+MOVES_TO_COUNT = 2  # own moves a seat makes before its forfeit or resignation counts (else: aborted)
 
 
 class BotMoves:
@@ -63,6 +64,10 @@ class BotMoves:
                 return self._end(loaded, game, forfeit_winner(game, seats[0]), FORFEIT, seats[0])
             if info.get("missed_turns", 0) + 1 >= MISSED_TURNS_TO_FORFEIT:
                 info["missed_turns"] = MISSED_TURNS_TO_FORFEIT
+                if everyone_away(doc["seats"], seats[0]):  # nobody is left to award it to
+                    return self._end(loaded, game, None, ABANDONED, seats[0])
+                if not counts(info):  # a throwaway's forfeit never feeds anyone's rating
+                    return self._end(loaded, game, None, ABORTED, seats[0])
                 return self._end(loaded, game, forfeit_winner(game, seats[0]), FORFEIT, seats[0])
         kind, preamble = plan(seats[0], doc["seats"][seats[0]])
         rng = random.Random(f"{game_id}:{version}:{seats[0]}")  # a move is reproducible from the log
@@ -80,9 +85,8 @@ class BotMoves:
         return seats[0]
 
     def _end(self, loaded: LoadedGame, game: Game, winner: int | None, reason: str, seat: int) -> int | None:
-        loaded.doc["ended_by"] = {"reason": reason, "seat": seat}
         try:
-            self.games.writer.write(loaded, game, end_off_the_table(game, winner, reason, seat))
+            end_game(self.games.writer, loaded, game, winner, reason, seat)
         except StaleVersion:
             return None
         return seat
@@ -93,6 +97,28 @@ class BotMoves:
         if first is None:
             return []
         return self.games.store.events(loaded.doc["id"], first - 1, loaded.doc["event_count"] - first + 1)
+
+
+def end_game(writer, loaded: LoadedGame, game: Game, winner: int | None, reason: str, seat: int) -> int:
+    """End the game off the table (`reason`, because of `seat`), camp `winner` awarded it or nobody:
+    its new version. Timers, resignations and declined rematches all end a game here."""
+    loaded.doc["ended_by"] = {"reason": reason, "seat": seat}
+    version, _ = writer.write(loaded, game, end_off_the_table(game, winner, reason, seat))
+    return version
+
+
+def counts(info: SeatDocument) -> bool:
+    """The seat played enough of its own for its forfeit or resignation to count (a game of before
+    the count: one move was enough)."""
+    return info.get("moves", MOVES_TO_COUNT if info.get("moved") else 0) >= MOVES_TO_COUNT
+
+
+def everyone_away(seats: list[SeatDocument], absent: int) -> bool:
+    """Every other person's last turn ran out too (their timers run out, not a move of their own
+    since): a game every person left, which nobody wins."""
+    people = [info for seat, info in enumerate(seats)
+              if seat != absent and info["type"] == "human" and registered_bot_of(info) is None]
+    return bool(people) and all(info.get("missed_turns", 0) > 0 for info in people)
 
 
 def forfeit_winner(game: Game, absent: int) -> int:

@@ -10,6 +10,8 @@ from .seats import public_seats
 OPEN, ACTIVE, FINISHED = "open", "active", "finished"
 ABORTED, FORFEIT = "aborted", "forfeit"  # how a game ends off the table (games/moves.py)
 RESIGNED = "resigned"  # a seat gave the game up (games/seating.py)
+ABANDONED = "abandoned"  # every person left it: nobody wins, nothing is rated (games/moves.py)
+DECLINED = "declined"  # a rematch a seat said no to, before it began (games/rematch.py)
 
 
 class Written(NamedTuple):

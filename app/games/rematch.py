@@ -2,10 +2,12 @@
 
 import secrets
 
-from ..errors import GameNotFound, GameNotOver, InvalidRequest, RematchDeclined, RematchStarted, SeatTaken
+from ..engine import GameOver, game_from_dict
+from ..errors import GameNotFound, GameNotOver, InvalidRequest, RematchDeclined, RematchStarted, SeatTaken, StaleVersion
 from ..ops.scope import app_of, in_app
 from .document import GameDocument, KeptFor
-from .records import FINISHED, summary
+from .moves import end_game
+from .records import DECLINED, FINISHED, summary
 from .seating import Seating
 from .seats import Seats, token_digest
 from .service import GameService
@@ -46,7 +48,8 @@ class Rematches:
         loaded = self._claim(finished, decision.next_id, seat, token)
         for other in decision.offer_to:
             self.players.notify(finished["seats"][other]["player"], {
-                "type": "rematch_offered", "game_id": decision.next_id, "seat": other, "previous_game_id": game_id})
+                "type": "rematch_offered", "game_id": decision.next_id, "seat": other, "previous_game_id": game_id,
+                "asked_by": {"seat": seat, "name": loaded.doc["seats"][seat].get("name")}})
         return loaded, seat, self.seats.tokens(loaded.doc, [seat])[seat], decision.created
 
     def _claim(self, finished: GameDocument, next_id: str, seat: int, token: str | None) -> LoadedGame:
@@ -57,9 +60,11 @@ class Rematches:
         request_id = f"rematch:{token_digest(token or '')}"
         for attempt in range(MAKE_ATTEMPTS):
             self._made(finished, next_id)
-            try:
-                loaded, _ = self.seating.claim_seat(next_id, seat, name, token, request_id)
+            try:  # the seat is the player's whichever token asks: theirs, or their seat's of the game before
+                loaded, _ = self.seating.claim_seat(next_id, seat, name, token, request_id, owner=player_id)
                 return loaded
+            except GameOver:  # called off by a decline since
+                raise RematchDeclined(f"the rematch of game {finished['id']} was declined") from None
             except SeatTaken:
                 loaded = self.games.load(next_id)
                 if player_id and loaded.doc["seats"][seat].get("player") == player_id:
@@ -77,7 +82,7 @@ class Rematches:
             return
         self._create_rematch(finished, next_id)
         if self.store.decide_rematch(finished["id"], "read").state == "declined":
-            self.store.delete_open(next_id)
+            self._call_off(next_id, -1)
             raise RematchDeclined(f"the rematch of game {finished['id']} was declined")
 
     def _create_rematch(self, finished: GameDocument, next_id: str) -> None:
@@ -96,6 +101,23 @@ class Rematches:
                    "first_dealer": (first_dealer + 1) % finished["players"],
                    "turn_timeout_seconds": finished.get("turn_timeout_seconds")}
         self.seating.create_owned(request, {}, next_id, kept_for=kept_for, extra={"rematch_of": finished["id"]})
+        for holder in kept_for.values():  # in each player's games at once, on every device, until they answer
+            if holder["player"]:
+                self.players.took_seat(holder["player"], next_id)
+
+    def _call_off(self, next_id: str, seat: int) -> None:
+        """The declined rematch ends before it began, nobody winning (`seat`: who declined; -1 when
+        an ask made it again after the decline): every table of it, and every list, says so."""
+        for _ in range(MAKE_ATTEMPTS):
+            following = self.games.find(next_id)
+            if following is None or following.doc["status"] == FINISHED:
+                return
+            try:
+                end_game(self.seating.writer, following, game_from_dict(following.doc["engine"]), None, DECLINED,
+                         seat)
+                return
+            except StaleVersion:  # a seat was claimed meanwhile: call it off as it is now
+                continue
 
     def rematch_offered(self, game_id: str) -> dict:
         """The summary of the rematch offered after a finished game (404 when none is)."""
@@ -107,8 +129,9 @@ class Rematches:
         return summary(following.doc, following.version)
 
     def decline_rematch(self, game_id: str, token: str | None) -> str:
-        """A seat of the finished game says no, for good: the next game is gone (every player seated
-        in it is told), and every later ask is refused. Answers its id; 409 once another seat has
+        """A seat of the finished game says no (or its asker takes the ask back), for good: the next
+        game is called off (`declined`, nobody wins: every table of it says so), every other person
+        of the game before is told, and every later ask is refused. Answers its id; 409 once another seat has
         accepted (the game is on), 404 when no rematch is offered."""
         finished = self.games.load(game_id).doc
         seat = self.seats.seat_of(finished, token)
@@ -118,11 +141,12 @@ class Rematches:
             raise GameNotFound(f"no rematch of game {game_id} is offered")
         if decision.state == "accepted":
             raise RematchStarted(f"the rematch {decision.next_id} was accepted: leave its seat instead")
-        following = self.games.find(decision.next_id)
-        self.store.delete_open(decision.next_id)
-        if decision.state == "declined_now" and following is not None:
-            for other, info in enumerate(following.doc["seats"]):
-                if info.get("player"):
-                    self.players.notify(info["player"], {"type": "rematch_declined", "game_id": decision.next_id,
-                                                         "seat": other, "previous_game_id": game_id})
+        self._call_off(decision.next_id, seat)
+        if decision.state == "declined_now":  # every person of the game before, asker or offered, is told
+            for other, info in enumerate(finished["seats"]):
+                if info.get("player") and other != seat:
+                    self.players.notify(info["player"], {
+                        "type": "rematch_declined", "game_id": decision.next_id, "seat": other,
+                        "previous_game_id": game_id,
+                        "declined_by": {"seat": seat, "name": finished["seats"][seat].get("name")}})
         return decision.next_id

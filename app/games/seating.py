@@ -5,11 +5,11 @@ import secrets
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from ..engine import Game, GameOver, end_off_the_table, game_from_dict, rules_from_request
+from ..engine import Game, GameOver, game_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTaken, StaleVersion
 from ..ops.scope import PUBLIC_APP, in_app
 from .document import DocumentExtras, KeptFor, SeatDocument
-from .moves import forfeit_winner
+from .moves import counts, end_game, forfeit_winner
 from .records import ABORTED, FINISHED, OPEN, RESIGNED, view_of
 from .seats import Seats, seat_of_player
 from .service import GameService
@@ -61,8 +61,12 @@ def _changed_by(seats: list[SeatDocument], seat: int, request_id: str | None) ->
 
 
 class Seating:
-    def __init__(self, games: GameService, seats: Seats, writer: GameWriter, players=None):
+    def __init__(self, games: GameService, seats: Seats, writer: GameWriter, players=None,
+                 rated_turn_seconds: int = 0, people_turn_seconds: int = 0):
+        """`rated_turn_seconds`, `people_turn_seconds`: the turn timers of games that send none
+        (`_turn_timer`)."""
         self.games, self.seats, self.writer, self.players = games, seats, writer, players
+        self.rated_turn_seconds, self.people_turn_seconds = rated_turn_seconds, people_turn_seconds
         self.bot_kinds = seats.bot_kinds
 
     # ----- creating and claiming -------------------------------------------------------------
@@ -95,7 +99,7 @@ class Seating:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
         if request.get("rated"):
             _check_rated(request, seats, owners)
-        game_id, timeout = game_id or secrets.token_urlsafe(16), request.get("turn_timeout_seconds")
+        game_id, timeout = game_id or secrets.token_urlsafe(16), self._turn_timer(request, seats)
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
         for seat, player_id in owners.items():
             name = seats[seat].get("name") or self.players.name_of(player_id)
@@ -111,6 +115,21 @@ class Seating:
             loaded = self.games.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)
 
+    def _turn_timer(self, request: dict, seats: list[dict]) -> int | None:
+        """Every game between people ends: a rated game always has a turn timer (the deployment's
+        rated one when it sends none; `null`: 422), and one with two people or more (human and open
+        seats) gets the people's default unless its creator sent `turn_timeout_seconds: null`."""
+        asked = request.get("turn_timeout_seconds")
+        if request.get("rated"):
+            if asked is None and ("turn_timeout_seconds" in request or not self.rated_turn_seconds):
+                raise InvalidRequest("turn_timeout_seconds: a rated game has a turn timer (every game between "
+                                     "people ends)", field="turn_timeout_seconds")
+            return asked or self.rated_turn_seconds
+        if "turn_timeout_seconds" in request:
+            return asked
+        people = sum(1 for spec in seats if spec.get("type") in ("human", "open"))
+        return self.people_turn_seconds if people >= 2 and self.people_turn_seconds else None
+
     def _seat_owner(self, token: str | None, marked_mine: int) -> str | None:
         """The player who takes the seat marked `mine` (None when no seat is)."""
         if marked_mine > 1:
@@ -125,25 +144,29 @@ class Seating:
     def tokens_of(self, game_id: str, seats) -> dict[int, str]:
         return self.seats.tokens(self.games.load(game_id).doc, seats)
 
-    def claim_seat(self, game_id: str, seat: int, name: str | None,
-                   token: str | None = None, request_id: str | None = None) -> tuple[LoadedGame, str]:
+    def claim_seat(self, game_id: str, seat: int, name: str | None, token: str | None = None,
+                   request_id: str | None = None, owner: str | None = None) -> tuple[LoadedGame, str]:
         """Take an open seat; with a player token it is the player's. A seat kept for someone (a
         rematch's) is theirs to claim: with their player token, or their seat token of the last game.
         `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again.
         A claim is based on no view: one that loses its race to another seat's claim is tried again
         on the new version (an open game changes only by claims, so it never answers 412)."""
         return _retried_on_new_versions(CLAIM_ATTEMPTS, lambda: self._claim_once(game_id, seat, name, token,
-                                                                                 request_id))
+                                                                                 request_id, owner))
 
     def _claim_once(self, game_id: str, seat: int, name: str | None, token: str | None,
-                    request_id: str | None) -> tuple[LoadedGame, str]:
-        player_id = self.players.player_of_token(token) if self.players else None
+                    request_id: str | None, owner: str | None) -> tuple[LoadedGame, str]:
+        """`owner`: the player the seat is claimed for, known already (a rematch asked for with the
+        player's seat token of the game before); else the player of `token`, if it is one's."""
+        player_id = owner or (self.players.player_of_token(token) if self.players else None)
         loaded = self.games.load(game_id)
         doc = loaded.doc
         if not 0 <= seat < doc["players"]:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if _changed_by(doc["seats"], seat, request_id):
             return loaded, self.seats.tokens(doc, [seat])[seat]
+        if doc["status"] == FINISHED:
+            raise GameOver("the game is over: its seats stay as they were")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
         if doc.get("rated") and player_id is None:
@@ -177,7 +200,8 @@ class Seating:
     # ----- leaving ---------------------------------------------------------------------------------
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str,
                    request_id: str | None = None) -> tuple[dict, int]:
-        """A human leaves; a bot takes the seat over from the next move on. Leaving is not based on
+        """A human leaves; a bot takes the seat over from the next move on. A person leaving a rated
+        game resigns it instead (give_up): their result is theirs, never a bot's. Leaving is not based on
         a view, so a move that lands first is no reason to refuse it: it is tried on the new version.
         `request_id` (see `act`) is kept on the seat: a retry of the leave that freed it (its token
         no longer holds the seat) answers the game as it is."""
@@ -189,7 +213,12 @@ class Seating:
         loaded = self.games.load(game_id)
         if _changed_by(loaded.doc["seats"], seat, request_id):
             return self.games.view_of(loaded, None), loaded.version
-        return self.hand_to_bot(self._leavable(loaded, seat, token, bot), seat, bot, request_id)
+        leavable = self._leavable(loaded, seat, token, bot)
+        if leavable.doc.get("rated") and leavable.doc["seats"][seat].get("player"):
+            # A person is never rated on a bot's play: leaving a rated game resigns it.
+            self.give_up(leavable, seat)
+            return self.games.view_of(leavable, None), self.games.version(game_id)
+        return self.hand_to_bot(leavable, seat, bot, request_id)
 
     def _leavable(self, loaded: LoadedGame, seat: int, token: str | None, bot: str) -> LoadedGame:
         """The game, if `token` may leave `seat` of it to `bot`."""
@@ -223,17 +252,16 @@ class Seating:
         return _retried_on_new_versions(LEAVE_ATTEMPTS, once)
 
     def give_up(self, loaded: LoadedGame, seat: int) -> tuple[dict, int]:
-        """`seat` gives up its game: an open game, or one the seat never moved in (outside a
-        tournament), is aborted (nobody wins, nothing is rated, as Lichess aborts); else the seat's
-        camp loses it, to the best-placed other camp, as a forfeit awards it."""
+        """`seat` gives up its game: an open game, or one the seat made fewer than MOVES_TO_COUNT
+        moves in (outside a tournament), is aborted (nobody wins, nothing is rated, as Lichess
+        aborts); else the seat's camp loses it, to the best-placed other camp, as a forfeit awards it."""
         doc = loaded.doc
         if doc["status"] == FINISHED:
             raise GameOver("the game is over already")
         game = game_from_dict(doc["engine"])
-        played = doc["status"] != OPEN and (doc["seats"][seat].get("moved") or doc.get("tournament"))
+        played = doc["status"] != OPEN and (counts(doc["seats"][seat]) or doc.get("tournament"))
         winner, reason = (forfeit_winner(game, seat), RESIGNED) if played else (None, ABORTED)
-        doc["ended_by"] = {"reason": reason, "seat": seat}
-        version, _ = self.writer.write(loaded, game, end_off_the_table(game, winner, reason, seat))
+        version = end_game(self.writer, loaded, game, winner, reason, seat)
         return view_of(doc, version, game, seat), version
 
     def hand_to_bot(self, loaded: LoadedGame, seat: int, bot: str, request_id: str | None = None) -> tuple[dict, int]:
@@ -241,7 +269,7 @@ class Seating:
         doc = loaded.doc
         left = doc["seats"][seat]
         doc["seats"][seat] = {"type": "bot", "bot": bot, "name": f"{bot} bot (for {left['name']})",
-                              "left_by": left.get("player")}  # a rated game still rates the player who left
+                              "left_by": left.get("player")}  # their record still counts the game
         if request_id is not None:
             doc["seats"][seat][CHANGED_BY] = request_id
         game = game_from_dict(doc["engine"], record_events=False)

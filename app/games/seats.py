@@ -37,13 +37,19 @@ def registered_bot_of(seat: SeatDocument) -> str | None:
 
 def public_seats(doc: GameDocument) -> list[dict]:
     return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot"),
-             "player": info.get("player"), "missed_turns": info.get("missed_turns", 0)}
+             "player": info.get("player"), "kept_for": (info.get("kept_for") or {}).get("player"),
+             "missed_turns": info.get("missed_turns", 0)}
             for s, info in enumerate(doc["seats"])]
 
 
 def seat_of_player(seats: Sequence[Mapping[str, Any]], player_id: str) -> int | None:
     """The seat a player holds among `seats` (a document's, or a listing line's), in seat order."""
     return next((seat for seat, info in enumerate(seats) if info.get("player") == player_id), None)
+
+
+def seat_kept_for(seats: Sequence[Mapping[str, Any]], player_id: str) -> int | None:
+    """The open seat kept for a player (a rematch's) among a listing line's seats."""
+    return next((seat for seat, info in enumerate(seats) if info.get("kept_for") == player_id), None)
 
 
 class Seats:

@@ -13,7 +13,7 @@ from ..errors import (GameNotOver, GameNotStarted, PreconditionRequired,
 from ..ops import metrics
 from .document import GameDocument, MatchPlace
 from .records import ACTIVE, FINISHED, OPEN, summary, view_of
-from .seats import Seats, seat_of_player
+from .seats import Seats, seat_kept_for, seat_of_player
 from .store import GameMissing, LoadedGame
 from .writer import GameWriter, found
 
@@ -123,6 +123,8 @@ class GameService:
             line = listing if doc is None else summary(doc, version)
             seat = seat_of_player(line["seats"], player_id)
             if seat is None:
+                seat = seat_kept_for(line["seats"], player_id)
+            if seat is None:
                 dropped.append(game_id)
             elif line["status"] == status:
                 listed.append((line, seat, doc))
@@ -190,7 +192,8 @@ class GameService:
             error.details["legal_actions"] = [action_to_dict(a) for a in game.legal_actions(seat)]
             raise
         if not preamble and doc["seats"][seat]["type"] == "human":  # the seat's own move: it is here
-            doc["seats"][seat]["moved"], doc["seats"][seat]["missed_turns"] = True, 0
+            info = doc["seats"][seat]
+            info["moved"], info["missed_turns"], info["moves"] = True, 0, info.get("moves", 0) + 1
         if doc["match"]:
             _clock_move(doc, doc["match"], seat, think_ms)
         if request_id is not None:

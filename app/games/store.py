@@ -18,12 +18,10 @@ import redis
 from ..ops.connection import (PLAIN_FEED, SHARDED_FEED, CannotWrite, RedisClient, StoreUnavailable,
                               has_sharded_pubsub)
 from ..ops.connection import dump as _dump
-from ..ops.scope import app_of
 from .document import GameDocument
 from .listings import GameListings
 from .schedule import NOTE_FUNCTION, GameSchedule
-from ..ops.keys import (bucket_of, changes_channel, due_moves_key, events_key, rematch_key,
-                        state_key, status_index_key, write_probe_key)
+from ..ops.keys import bucket_of, changes_channel, due_moves_key, events_key, rematch_key, state_key, write_probe_key
 
 
 # KEYS: state hash, event list, change channel, and on one Redis (not a cluster: another slot) the
@@ -212,13 +210,6 @@ class GameStore:
                                       args=[what, seat, proposed, self.ttl_by_status["finished"], *offer_to])
         return RematchDecision(answer[0].decode(), answer[1].decode() or None, bool(int(answer[2])),
                                [int(s) for s in answer[3:]])
-
-    def delete_open(self, game_id: str):
-        """An open game nobody will play (a declined rematch): gone, with its listing entry."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.delete(state_key(game_id), events_key(game_id))
-        pipe.zrem(status_index_key("open", bucket_of(game_id), app_of(game_id)), game_id)
-        pipe.execute()
 
     def _ttl(self, doc) -> int:
         """Every game expires: open ones unclaimed, active ones without a write, finished ones at

@@ -95,6 +95,11 @@ class Config:
     TICKET_PRESENCE_SECONDS = float(os.environ.get("RONDA_TICKET_PRESENCE_SECONDS", 30))
     # The shortest turn timer a quick-play ticket may ask for (`turn_seconds`).
     MIN_TURN_SECONDS = int(os.environ.get("RONDA_MIN_TURN_SECONDS", 10))
+    # Every game between people ends (docs/players.md): a rated game without a turn timer gets this
+    # one (0: it must send one), an unrated one with two people or more this one unless its creator
+    # sends `turn_timeout_seconds: null` (0: no default).
+    RATED_TURN_SECONDS = int(os.environ.get("RONDA_RATED_TURN_SECONDS", 60))
+    PEOPLE_TURN_SECONDS = int(os.environ.get("RONDA_PEOPLE_TURN_SECONDS", 24 * 3600))
     # Requests a minute; 0 turns a limit off.
     RATE_LIMIT_PER_ADDRESS = int(os.environ.get("RONDA_RATE_LIMIT_PER_ADDRESS", 1200))
     RATE_LIMIT_PER_TOKEN = int(os.environ.get("RONDA_RATE_LIMIT_PER_TOKEN", 600))

@@ -7,7 +7,8 @@ import time
 from ..accounts.ladders import Ladders, pool_of
 from ..ops.scope import app_of, in_app
 from ..engine import game_from_dict
-from ..games.records import ABORTED, ACTIVE, FINISHED, AfterWrite, Written, outcome_of, settles
+from ..games.moves import MISSED_TURNS_TO_FORFEIT
+from ..games.records import ABANDONED, ABORTED, ACTIVE, DECLINED, FINISHED, AfterWrite, Written, outcome_of, settles
 from ..games.store import GameMissing
 from .service import PlayerService, entrant_of
 
@@ -23,8 +24,9 @@ def seat_players(doc, with_those_who_left: bool = False) -> list[tuple[int, str]
 
 class TellPlayers(AfterWrite):
     """`your_turn` for each version that awaits a player's seat, `turn_timeout` when a timer's bot
-    played for it, `seat_taken` when someone else sits down, `game_over` at the end: into each
-    player's inbox (their one stream for all their games) and their app's webhooks."""
+    played for it (and `opponent_absent` to the others), `seat_taken` when someone else sits down,
+    `seat_left` when someone leaves to a bot, `game_over` at the end: into each player's inbox
+    (their one stream for all their games) and their app's webhooks."""
 
     def __init__(self, players: PlayerService):
         self.players = players
@@ -44,10 +46,22 @@ class TellPlayers(AfterWrite):
             return
         for event in written.events:
             if event["type"] == "turn_timeout":
+                missed = event.get("missed") or 1
+                timer = doc.get("turn_timeout_seconds") or 0
                 for seat, player_id in seated:
                     if seat == event["seat"]:
                         self.players.notify(player_id, {"type": "turn_timeout", **base, "seat": seat,
-                                                        "bot": event["bot"], "missed": event.get("missed")})
+                                                        "bot": event["bot"], "missed": missed})
+                    else:  # the others hear of it at once, not three timers later (Lichess's "opponent left")
+                        self.players.notify(player_id, {
+                            "type": "opponent_absent", **base, "seat": seat, "absent_seat": event["seat"],
+                            "missed": missed, "forfeit_at": time.time() + timer * max(
+                                0, MISSED_TURNS_TO_FORFEIT - missed) if timer else None})
+            if event["type"] == "seat_left":
+                for seat, player_id in seated:
+                    if seat != event["seat"]:
+                        self.players.notify(player_id, {"type": "seat_left", **base, "seat": seat,
+                                                        "left_seat": event["seat"], "bot": event["bot"]})
             if event["type"] == "seat_taken":
                 for seat, player_id in seated:
                     if seat != event["seat"]:
@@ -96,6 +110,9 @@ class RemindPlayers(AfterWrite):
         return sent
 
 
+UNCOUNTED = (ABORTED, ABANDONED, DECLINED)  # games that end unplayed or left by all: in no record, never rated
+
+
 class Settlement(AfterWrite):
     """A finished game with players counts once in each player's record, and a rated one once in its
     pool. The writer notes the settlement before the game's last write; this effect settles it
@@ -110,7 +127,7 @@ class Settlement(AfterWrite):
 
     def settle(self, doc, game):
         winner = doc["engine"]["winner"]
-        if (doc.get("ended_by") or {}).get("reason") == ABORTED:  # as if it was never played
+        if (doc.get("ended_by") or {}).get("reason") in UNCOUNTED:  # as if it was never played
             self.store.schedule.forget_settlement(doc["id"])
             return
         for seat, player_id in seat_players(doc, with_those_who_left=True):

@@ -36,6 +36,7 @@ export async function table(gameId) {
   let roundSummary = null; // the last round's end, shown until closed or the next round's is due
   const announce = h("p", { class: "announce", id: "announce", role: "status", "aria-live": "assertive" });
   let announceTimer = null;
+  let absence = null; // another seat away (its timer ran out) or gone to a bot, said until it plays again
   const ratings = {}; // seat → its player's rating in this game's pool ("1520", "1480?" while provisional)
 
   // Read once: each person's rating, public (getPlayer), shown at their seat.
@@ -87,6 +88,11 @@ export async function table(gameId) {
         announceTimer = setTimeout(() => { announce.textContent = ""; }, ANNOUNCE_MS);
       }
       if (event.type === "round_end" && view.status !== "finished") roundSummary = event;
+      if (event.type === "turn_timeout" && event.seat !== seat?.seat) {
+        absence = t("table.opponent_absent", { who: seatName(view, event.seat), missed: event.missed ?? 1 });
+      }
+      if (event.type === "seat_left" && event.seat !== seat?.seat) absence = t("table.opponent_left", { who: seatName(view, event.seat) });
+      if (event.type === "play" && event.seat !== seat?.seat && !event.bot) absence = null; // they are back
     }
     seen = state.log.length;
   }
@@ -188,7 +194,8 @@ export async function table(gameId) {
 
   function outcome() {
     const score = view.scores.join(" – ");
-    if (view.outcome?.reason === "aborted") return t("result.aborted");
+    if (["aborted", "abandoned"].includes(view.outcome?.reason)) return t("result.aborted");
+    if (view.outcome?.reason === "declined") return t("result.declined");
     if (!seat) return t("result.won_by", { camp: campName(view, view.winner), score });
     return t(view.camps[seat.seat] === view.winner ? "result.you_won" : "result.you_lost", { score });
   }
@@ -198,6 +205,8 @@ export async function table(gameId) {
     if (view.outcome?.reason === "aborted") return t("result.aborted_why", { n: absent + 1 });
     if (view.outcome?.reason === "forfeit") return t("result.forfeit_why", { camp: campName(view, view.winner), n: absent + 1 });
     if (view.outcome?.reason === "resigned") return t("result.resigned_why", { camp: campName(view, view.winner), n: absent + 1 });
+    if (view.outcome?.reason === "declined") return absent >= 0 ? t("result.declined_why", { n: absent + 1 }) : t("result.declined");
+    if (view.outcome?.reason === "abandoned") return t("result.abandoned_why");
     return t("result.won", { camp: campName(view, view.winner) });
   }
 
@@ -258,9 +267,23 @@ export async function table(gameId) {
     if (!seat || view.status !== "finished") return;
     const found = await get(`/games/${gameId}/rematch`).catch(() => null);
     if (JSON.stringify(found) !== JSON.stringify(offered)) {
+      if (offered && !found) rematchNotice.textContent = t("rematch.called_off"); // declined, or taken back
       offered = found;
       render();
     }
+  }
+
+  // The asker, waiting at the rematch's table, may take the ask back (with their seat of the game before).
+  function withdraw() {
+    const before = view.rematch_of && savedSeat(view.rematch_of);
+    if (!seat || view.status !== "open" || !before) return null;
+    return h("p", { class: "buttons" }, h("button", { id: "withdraw-rematch", class: "secondary", onclick: async () => {
+      try {
+        await call("DELETE", `/games/${view.rematch_of}/rematch`, { token: before.token });
+      } catch (error) {
+        seatError.textContent = errorText(error);
+      }
+    } }, t("rematch.withdraw")));
   }
 
   async function decline() {
@@ -340,10 +363,12 @@ export async function table(gameId) {
           + ` · ${view.streak.length > 1 ? `${t("table.streak", { system: view.streak.system, n: view.streak.length })} · ` : ""}${connectionWords(state.connection)}`),
         seat ? soundButton() : null),
       h("p", { class: `status${myTurn ? " mine" : ""}`, id: "status", role: "status" }, status(), " ", clock()),
+      absence && view.status === "active" ? h("p", { class: "notice", id: "absence", role: "status" }, absence) : null,
       announce,
       notice(),
       summaryOfRound(),
       result(),
+      withdraw(),
       invites(),
       felt(),
       hand(),

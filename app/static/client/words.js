@@ -66,6 +66,8 @@ export function describe(event, game) {
       if (event.reason === "aborted") return t("event.aborted", { who: who(event.seat) });
       if (event.reason === "forfeit") return t("event.forfeit", { who: who(event.seat), camp: camp(event.winner) });
       if (event.reason === "resigned") return t("event.resigned", { who: who(event.seat), camp: camp(event.winner) });
+      if (event.reason === "declined") return t("result.declined");
+      if (event.reason === "abandoned") return t("result.abandoned_why");
       return t("event.game_over", { camp: camp(event.winner), scores: event.scores.join(" – ") });
     case "turn_timeout": return t("event.turn_timeout", { who: who(event.seat), missed: event.missed ?? 1, bot: event.bot });
     case "seat_left": return t("event.seat_left", { who: who(event.seat), bot: event.bot });
