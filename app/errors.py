@@ -181,3 +181,13 @@ class PlayerSuspended(ServiceError):
 
 class TokenNotFound(ServiceError):
     status, code = 404, "token_not_found"
+
+
+class LiveGameInPlay(ServiceError):
+    """A person is in a live timed game already (the problem names it): one at a time unless the app allows more."""
+    status, code = 409, "live_game_in_play"
+
+
+class RatedPlayLocked(ServiceError):
+    """A player who has not yet played or been around as long as their app asks before rated play."""
+    status, code = 403, "rated_play_locked"

@@ -81,7 +81,7 @@ class Services:
                                            config["WEBHOOK_THREADS"], config["WEBHOOK_PER_ENDPOINT"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
                                                  counted_ttl=2 * config["FINISHED_GAME_TTL"]),
-                                     self.ladders, utc_now, secret_key(config), self.webhooks)
+                                     self.ladders, utc_now, secret_key(config), self.webhooks, self.apps.quotas)
         self.reminders = RemindPlayers(self.store, self.players, config["TURN_REMINDER_FRACTION"],
                                        config["TURN_REMINDER_MIN_SECONDS"])
         self.settlement = Settlement(self.store, self.players, self.ladders)
@@ -98,6 +98,7 @@ class Services:
         self.window_counts = WindowCounts(client)
         self.sweeper = Sweeper(self.store, self.dispatcher, app_ids=self.apps.store.ids)
         self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.seating, self.players, self.ladders,
+                                     self.apps.quotas,
                                      presence_seconds=min(config["TICKET_PRESENCE_SECONDS"], config["PLAYER_IDLE_TTL"]),
                                      min_turn_seconds=config["MIN_TURN_SECONDS"])
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
@@ -112,7 +113,9 @@ class Services:
 def quotas(config: dict, whose: str) -> dict[str, int]:
     """The quotas of a new app ("APP") or of the public app ("PUBLIC") from the configuration."""
     return {"requests_per_minute": config[f"{whose}_REQUESTS_PER_MINUTE"], "live_games": config[f"{whose}_LIVE_GAMES"],
-            "players": config[f"{whose}_PLAYERS"]}
+            "players": config[f"{whose}_PLAYERS"], "live_games_per_player": config[f"{whose}_LIVE_GAMES_PER_PLAYER"],
+            "rated_min_games": config[f"{whose}_RATED_MIN_GAMES"],
+            "rated_min_account_seconds": config[f"{whose}_RATED_MIN_ACCOUNT_SECONDS"]}
 
 
 def secret_key(config: dict) -> bytes:

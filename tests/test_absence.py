@@ -272,11 +272,12 @@ def test_a_throwaway_who_moves_once_then_walks_away_feeds_nobodys_rating(service
     farmed = None
     for _ in range(3):
         game_id, people = matched_pair(service, turn_seconds=1, keep=farmed)
-        (farmer, (farmer_auth, farmer_seat)), (throwaway, (throwaway_auth, throwaway_seat)) = people.items()
+        (farmer, (farmer_auth, farmer_seat)), (_, (throwaway_auth, throwaway_seat)) = people.items()
         farmed = farmed or (farmer, farmer_auth)
         moves_made(service, game_id, {throwaway_seat: throwaway_auth, farmer_seat: farmer_auth}, 1)
-        until(lambda: play_if_awaited(service, game_id, farmer_auth, farmer_seat) is None, seconds=60, every=0.05)
-        over = requests.get(f"{service}/games/{game_id}").json()
+        over = until(lambda game_id=game_id, auth=farmer_auth, seat=farmer_seat: play_if_awaited(
+            service, game_id, auth, seat) is None and requests.get(f"{service}/games/{game_id}").json(), seconds=60,
+            every=0.05)
         assert over["outcome"] == {"reason": "aborted", "seat": throwaway_seat} and over["winner"] is None
     assert requests.get(f"{service}/players/{farmed[0]}").json()["ratings"] == []
 

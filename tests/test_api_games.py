@@ -447,8 +447,10 @@ def test_the_view_carries_the_turn_clock_of_the_person_awaited_and_none_without_
     timed = client.post("/games", json={"players": 2, "turn_timeout_seconds": 600, "seats": [
         {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json["game"]
     assert before + 600 <= timed["move_due_at"] <= time.time() + 600
-    untimed, _ = create(client)
-    assert untimed["move_due_at"] is None
+    untimed, _ = create(client, turn_timeout_seconds=None)  # opted out of the people's default timer
+    assert untimed["move_due_at"] is None and untimed["turn_timeout_seconds"] is None
+    defaulted, _ = create(client)  # two people: a day's timer unless opted out (issue 61, 3)
+    assert defaulted["turn_timeout_seconds"] == 24 * 3600 and defaulted["move_due_at"] is not None
     against_bot = client.post("/games", json={"players": 2, "turn_timeout_seconds": 600, "first_dealer": 0, "seats": [
         {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "random"}]}).json["game"]
     assert against_bot["awaiting"] == [1] and against_bot["move_due_at"] is None  # the bot's turn: no clock

@@ -3,6 +3,7 @@ each step of a move, Redis killed, frozen and restarted under API and `ronda wor
 a request that died holding its Idempotency-Key. No fakes: real redis-server processes."""
 
 import json
+import threading
 import time
 import uuid
 
@@ -338,3 +339,53 @@ def test_a_redis_at_its_maxmemory_answers_every_write_503_says_so_in_readiness_a
     assert client.get("/health/ready").json == {"status": "ok", "store": "redis"}
     assert act(client, game_id, tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
     assert client.post("/players", json={"name": "Amina"}).status_code == 201
+
+
+def test_a_creation_retried_after_redis_lost_its_second_makes_what_the_client_was_told(tmp_path):
+    """Issue 61, 6: Redis (AOF everysec) loses the second in which a game and a player were made
+    (its file cut back, as a power loss leaves it); the client retries with its Idempotency-Key and
+    gets the same game id, seat tokens and deal, the same player and token: not a new game under the
+    old id with tokens that answer 401."""
+    server = EverysecRedisServer()
+    url = server.start()
+    client = create_app({"REDIS_URL": url, "SECRET_KEY": "lost-second", **NO_LIMITS}).test_client()
+    try:
+        keys = {"game": str(uuid.uuid4()), "player": str(uuid.uuid4()), "claim": str(uuid.uuid4())}
+        body = {"players": 2, "seats": [{"type": "human", "name": "Amina"}, {"type": "open"}]}
+        crashed = {}
+
+        def made_in_the_lost_second():
+            game = client.post("/games", json=body, headers={"Idempotency-Key": keys["game"]})
+            player = client.post("/players", json={"name": "Omar"}, headers={"Idempotency-Key": keys["player"]})
+            claim = client.post(f"/games/{game.json['game']['id']}/seats/1", json={"name": "Omar"},
+                                headers={"Idempotency-Key": keys["claim"]})
+            return game.json, player.json, claim.json
+
+        crash = threading.Thread(target=lambda: crashed.update(lost=server.crash()))
+        crash.start()
+        first_game, first_player, first_claim = made_in_the_lost_second()
+        crash.join()
+        assert crashed["lost"][2] > 0, "the lost second held the creations"
+        server.launch_again()
+        assert client.get(f"/games/{first_game['game']['id']}").status_code == 404  # lost with the second
+        again_game, again_player, again_claim = made_in_the_lost_second()
+        assert again_game["game"]["id"] == first_game["game"]["id"]
+        assert again_game["tokens"] == first_game["tokens"]
+        assert again_game["game"]["seed_commitment"] == first_game["game"]["seed_commitment"]
+        assert again_player["player"]["id"] == first_player["player"]["id"]
+        assert again_player["token"] == first_player["token"]
+        assert again_claim["token"] == first_claim["token"]
+        assert client.get("/players/me", headers={"Authorization": f"Bearer {first_player['token']}"}).status_code \
+            == 200
+        mine = client.get(f"/games/{first_game['game']['id']}/view",
+                          headers={"Authorization": f"Bearer {first_claim['token']}"}).json
+        assert mine["seat"] == 1 and mine["hand"] == first_claim["game"]["hand"]  # the same deal
+        # A claim whose answer's record was lost (not its write) is found applied: its seat and token again.
+        store = redis.Redis.from_url(url)
+        store.delete(*store.keys("idempotency:*"))
+        found = client.post(f"/games/{first_game['game']['id']}/seats/1", json={"name": "Omar"},
+                            headers={"Idempotency-Key": keys["claim"]})
+        assert found.status_code == 201 and found.headers["Idempotent-Replayed"] == "applied"
+        assert found.json["token"] == first_claim["token"]
+    finally:
+        server.stop()

@@ -13,6 +13,7 @@ import requests
 
 from app.accounts import ratings
 from app.engine import game_from_dict
+from app.games.moves import MOVES_TO_COUNT
 from http_helpers import act, bearer, create, play_to_the_end, seat_view
 
 
@@ -169,23 +170,22 @@ def play_out(base, game_id, token, seed=0):
 
 
 def rated_game(base, first_token, second_token, loser=1, preset="simple", http=requests):
-    """A rated game between two players, the first in seat 0: each seat makes a move of its own (a
-    resignation before that would abort it), then seat `loser` resigns. `http`: a session (an
+    """A rated game between two players, the first in seat 0: each seat makes MOVES_TO_COUNT moves
+    of its own (a resignation before that would abort it), then seat `loser` resigns. `http`: a session (an
     app's, with its key) or requests itself."""
     tokens = [first_token, second_token]
     game = http.post(f"{base}/games", headers=bearer(first_token), json={
         "players": 2, "rated": True, "rules": {"preset": preset},
         "seats": [{"type": "human", "mine": True}, {"type": "open"}]}).json()["game"]
     assert http.post(f"{base}/games/{game['id']}/seats/1", json={}, headers=bearer(second_token)).status_code == 201
-    moved: set[int] = set()
-    while moved != {0, 1}:
+    moved = [0, 0]
+    while min(moved) < MOVES_TO_COUNT:
         for seat, token in enumerate(tokens):
             view = http.get(f"{base}/games/{game['id']}/view", headers=bearer(token)).json()
-            if seat in view["awaiting"]:
+            if seat in view["awaiting"] and moved[seat] < MOVES_TO_COUNT:
                 played = http.post(f"{base}/games/{game['id']}/actions", json=view["legal_actions"][0],
                                    headers={**bearer(token), "If-Match": f'"{view["version"]}"'})
-                if played.status_code == 200:
-                    moved.add(seat)
+                moved[seat] += played.status_code == 200
     resigned = http.post(f"{base}/games/{game['id']}/resign", headers=bearer(tokens[loser]))
     assert resigned.status_code == 200 and resigned.json()["outcome"]["reason"] == "resigned", resigned.text
     return game["id"]
@@ -301,12 +301,13 @@ def test_an_anonymous_seat_takes_its_rematch_seat_with_its_old_seat_token(client
     assert claimed.status_code == 201 and claimed.json["game"]["status"] == "active"
 
 
-def test_a_declined_rematch_is_gone(client):
+def test_a_declined_rematch_is_called_off(client):
     game, tokens = create(client, seats=[{"type": "human", "name": "A"}, {"type": "human", "name": "B"}])
     play_to_the_end(client, game, tokens, random.Random(5))
     next_id = client.post(f"/games/{game['id']}/rematch", headers=bearer(tokens[0])).json["game"]["id"]
     assert client.delete(f"/games/{game['id']}/rematch", headers=bearer(tokens[1])).status_code == 204
-    assert client.get(f"/games/{next_id}").status_code == 404
+    called_off = client.get(f"/games/{next_id}").json  # the asker's table says so
+    assert called_off["status"] == "finished" and called_off["outcome"] == {"reason": "declined", "seat": 1}
     assert client.get(f"/games/{game['id']}/rematch").json["code"] == "game_not_found"
 
 

@@ -14,6 +14,8 @@ import pytest
 import redis
 import requests
 
+from app.games.moves import MOVES_TO_COUNT
+
 from test_production_server import free_port, start_gunicorn
 
 OPERATOR_KEY = "users-operator-key"
@@ -246,7 +248,7 @@ def test_resigning_before_a_first_move_aborts_and_after_one_loses(studio):
     ended = studio.client("POST", f"/games/{early}/resign", idle["token"]).json()
     assert ended["outcome"] == {"reason": "aborted", "seat": 1 - first} and ended["winner"] is None
     later = game_between(studio, amina["token"], omar["token"])
-    play_moves(studio, later, [amina["token"], omar["token"]], 2)
+    play_moves(studio, later, [amina["token"], omar["token"]], 2 * MOVES_TO_COUNT)  # a resignation counts
     lost = studio.client("POST", f"/games/{later}/resign", amina["token"]).json()
     assert lost["outcome"] == {"reason": "resigned", "seat": 0} and lost["winner"] == lost["camps"][1]
     again = studio.client("POST", f"/games/{later}/resign", amina["token"])
@@ -355,7 +357,7 @@ def test_an_erasure_racing_the_players_moves_ends_with_the_game_resigned_and_ano
     name = unique("Racer")
     racer, omar = studio.sign_in(unique("user"), name=name), studio.sign_in(unique("user"), name="Omar")
     game_id = game_between(studio, racer["token"], omar["token"])
-    play_moves(studio, game_id, [racer["token"], omar["token"]], 2)
+    play_moves(studio, game_id, [racer["token"], omar["token"]], 2 * MOVES_TO_COUNT)
     stop = threading.Event()
 
     def keep_moving():

@@ -31,12 +31,22 @@ class Quotas(Answer):
     requests_per_minute = fields.Integer(required=True, metadata={"description": "0: none"})
     live_games = fields.Integer(required=True, metadata={"description": "open and active games at once; 0: none"})
     players = fields.Integer(required=True, metadata={"description": "players made in the app; 0: none"})
+    live_games_per_player = fields.Integer(required=True, metadata={
+        "description": "a person's live timed games at once (turns under an hour): a quick-play ticket meanwhile "
+                       "is 409 `live_game_in_play`; 0: none"})
+    rated_min_games = fields.Integer(required=True, metadata={
+        "description": "finished games a player has played before their first rated one (403 `rated_play_locked`)"})
+    rated_min_account_seconds = fields.Integer(required=True, metadata={
+        "description": "how old a player's account is before their first rated game (403 `rated_play_locked`)"})
 
 
 class QuotasRequest(Schema):
     requests_per_minute = Integer(validate=validate.Range(min=0))
     live_games = Integer(validate=validate.Range(min=0))
     players = Integer(validate=validate.Range(min=0))
+    live_games_per_player = Integer(validate=validate.Range(min=0))
+    rated_min_games = Integer(validate=validate.Range(min=0))
+    rated_min_account_seconds = Integer(validate=validate.Range(min=0))
 
 
 class AppKeyState(Answer):

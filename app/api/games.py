@@ -158,10 +158,12 @@ class Seat(MethodView):
         With a player token the seat is the player's (a rated game's seats need one; a rematch's seat
         is claimed by its former holder). Location names your seat's view.
         """
-        claimed, token = services().seating.claim_seat(game_id, seat, request.get("name"), bearer_token(),
-                                                     idempotency.resource_id())
-        return ({"seat": seat, "token": token, "game": services().games.view_of(claimed, seat)},
-                {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.version)})
+        claimed = services().seating.claim_seat(game_id, seat, request.get("name"), bearer_token(),
+                                                idempotency.resource_id())
+        replayed = {idempotency.REPLAYED_HEADER: idempotency.APPLIED_BEFORE} if claimed.applied_before else {}
+        return ({"seat": seat, "token": claimed.token, "game": services().games.view_of(claimed.loaded, seat)},
+                {"Location": url_for("games.SeatView", game_id=game_id), **etag_header(claimed.loaded.version),
+                 **replayed})
 
 
 @blp.route("/<game_id>/rematch")
@@ -223,9 +225,9 @@ class LeaveSeat(MethodView):
 
         A bot (greedy unless `bot` names another) plays the seat from now on; the token stops working.
         """
-        view, version = services().seating.leave_seat(game_id, seat, bearer_token(), request["bot"],
-                                                    idempotency.resource_id())
-        return view, etag_header(version)
+        left = services().seating.leave_seat(game_id, seat, bearer_token(), request["bot"], idempotency.resource_id())
+        replayed = {idempotency.REPLAYED_HEADER: idempotency.APPLIED_BEFORE} if left.applied_before else {}
+        return left.view, {**etag_header(left.version), **replayed}
 
 
 @blp.route("/<game_id>/resign")

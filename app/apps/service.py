@@ -30,7 +30,8 @@ from .store import AppStore
 CLIENT, SERVER, BOTH = "client", "server", "both"
 KEY_PREFIXES = {CLIENT: "rapp.", SERVER: "rsrv."}
 CACHE_SECONDS = 2.0
-QUOTAS = ("requests_per_minute", "live_games", "players")
+QUOTAS = ("requests_per_minute", "live_games", "players", "live_games_per_player", "rated_min_games",
+          "rated_min_account_seconds")
 
 
 class AppService:
@@ -121,7 +122,7 @@ class AppService:
     def public(self, doc: dict) -> dict:
         now = time.time()
         return {"id": doc["id"], "name": doc["name"], "created_at": doc["created_at"], "revoked_at": doc["revoked_at"],
-                "quotas": doc["quotas"], "players": self.store.players(doc["id"]),
+                "quotas": {**self.default_quotas, **doc["quotas"]}, "players": self.store.players(doc["id"]),
                 "keys": [{"kind": _kind(k), "expires_at": k["expires_at"]} for k in doc["keys"]
                          if (k["expires_at"] or now + 1) > now]}
 
@@ -150,7 +151,7 @@ class AppService:
         if app_id == PUBLIC_APP:
             return self.public_quotas
         doc = self._cached(app_id)
-        return doc["quotas"] if doc else self.default_quotas
+        return {**self.default_quotas, **doc["quotas"]} if doc else self.default_quotas  # an app of before a quota
 
     def admit_player(self, app_id: str):
         """Count a new player of the app; 429 when it has its quota of players."""

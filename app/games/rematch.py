@@ -61,8 +61,7 @@ class Rematches:
         for attempt in range(MAKE_ATTEMPTS):
             self._made(finished, next_id)
             try:  # the seat is the player's whichever token asks: theirs, or their seat's of the game before
-                loaded, _ = self.seating.claim_seat(next_id, seat, name, token, request_id, owner=player_id)
-                return loaded
+                return self.seating.claim_seat(next_id, seat, name, token, request_id, owner=player_id).loaded
             except GameOver:  # called off by a decline since
                 raise RematchDeclined(f"the rematch of game {finished['id']} was declined") from None
             except SeatTaken:

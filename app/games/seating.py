@@ -3,7 +3,7 @@ leaving one to a bot. Each change is a write of the game (app/games/writer.py)."
 
 import secrets
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from ..engine import Game, GameOver, game_from_dict, rules_from_request
 from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTaken, StaleVersion
@@ -21,6 +21,18 @@ CLAIM_ATTEMPTS = 8  # more than the other seats' claims that can land first
 # A seat keeps the request that made it what it is (a claim took it, a leave freed it), for its retry.
 CHANGED_BY: Final = "changed_by_request"
 Changed = TypeVar("Changed")
+
+
+class Claimed(NamedTuple):
+    loaded: LoadedGame
+    token: str
+    applied_before: bool  # a retry found its claim applied already (the first answer was lost)
+
+
+class Left(NamedTuple):
+    view: dict
+    version: int
+    applied_before: bool
 
 
 def _dealing(request: dict) -> str:
@@ -92,25 +104,31 @@ class Seating:
         game's document (where a rematch came from)."""
         players = request["players"]
         rules = rules_from_request(request.get("rules"))
-        game = Game(rules, players, seed=request.get("seed"), deck=request.get("deck"),
-                    first_dealer=request.get("first_dealer"))
+        game_id = game_id or secrets.token_urlsafe(16)
+        # The server's seed derives from the game's id (itself from the request's Idempotency-Key
+        # when it has one): a retry after Redis lost the creation deals the same cards again.
+        seed = request.get("seed") if request.get("seed") is not None else self.seats.derived(f"seed:{game_id}")
+        game = Game(rules, players, seed=seed, deck=request.get("deck"), first_dealer=request.get("first_dealer"))
         seats = request.get("seats") or [{"type": "open"}] * players
         if len(seats) != players:
             raise InvalidRequest(f"seats: give one seat per player ({players})", field="seats")
         if request.get("rated"):
             _check_rated(request, seats, owners)
-        game_id, timeout = game_id or secrets.token_urlsafe(16), self._turn_timer(request, seats)
+        timeout = self._turn_timer(request, seats)
         seat_docs = [self.seats.from_request(game_id, seat, spec) for seat, spec in enumerate(seats)]
         for seat, player_id in owners.items():
+            if request.get("rated"):
+                self.players.admit_rated(player_id)
             name = seats[seat].get("name") or self.players.name_of(player_id)
-            seat_docs[seat] = self.seats.human(game_id, seat, name, player_id)
+            seat_docs[seat] = self.seats.human(game_id, seat, name, player_id, made_by="creation")
             self.players.took_seat(player_id, game_id)
         for seat, holder in (kept_for or {}).items():
             seat_docs[seat]["kept_for"] = holder
         try:
             loaded = self.writer.create(game_id, game, seat_docs, game.events or [], timeout, _dealing(request),
                                         rated=bool(request.get("rated")),
-                                        extra={**(extra or {}), "deck": request.get("deck")})
+                                        extra={**(extra or {}), "deck": request.get("deck")},
+                                        seed_salt=self.seats.derived(f"seed-salt:{game_id}"))
         except GameExists:  # only a given id can exist already
             loaded = self.games.load(game_id)
         return loaded, self.seats.tokens(loaded.doc)
@@ -145,7 +163,7 @@ class Seating:
         return self.seats.tokens(self.games.load(game_id).doc, seats)
 
     def claim_seat(self, game_id: str, seat: int, name: str | None, token: str | None = None,
-                   request_id: str | None = None, owner: str | None = None) -> tuple[LoadedGame, str]:
+                   request_id: str | None = None, owner: str | None = None) -> Claimed:
         """Take an open seat; with a player token it is the player's. A seat kept for someone (a
         rematch's) is theirs to claim: with their player token, or their seat token of the last game.
         `request_id` (see `act`) is kept on the seat: a retry of the claim that took it answers it again.
@@ -155,7 +173,7 @@ class Seating:
                                                                                  request_id, owner))
 
     def _claim_once(self, game_id: str, seat: int, name: str | None, token: str | None,
-                    request_id: str | None, owner: str | None) -> tuple[LoadedGame, str]:
+                    request_id: str | None, owner: str | None) -> Claimed:
         """`owner`: the player the seat is claimed for, known already (a rematch asked for with the
         player's seat token of the game before); else the player of `token`, if it is one's."""
         player_id = owner or (self.players.player_of_token(token) if self.players else None)
@@ -164,26 +182,29 @@ class Seating:
         if not 0 <= seat < doc["players"]:
             raise GameNotFound(f"game {game_id} has no seat {seat}")
         if _changed_by(doc["seats"], seat, request_id):
-            return loaded, self.seats.tokens(doc, [seat])[seat]
+            return Claimed(loaded, self.seats.tokens(doc, [seat])[seat], applied_before=True)
         if doc["status"] == FINISHED:
             raise GameOver("the game is over: its seats stay as they were")
         if doc["seats"][seat]["type"] != "open":
             raise SeatTaken(f"seat {seat} is already taken")
         if doc.get("rated") and player_id is None:
             raise InvalidToken("a rated game's seats are claimed with 'Authorization: Bearer <player token>'")
+        if doc.get("rated") and player_id is not None:
+            self.players.admit_rated(player_id)
         if player_id is not None and (held := seat_of_player(doc["seats"], player_id)) is not None:
             raise SeatTaken(f"your player holds seat {held} of this game already: one seat a player")
         self._check_kept_for(doc["seats"][seat].get("kept_for"), seat, player_id, token)
         if player_id is not None:
             name = name or self.players.name_of(player_id)
             self.players.took_seat(player_id, game_id)
-        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id)
+        doc["seats"][seat] = self.seats.human(game_id, seat, name or f"Player {seat + 1}", player_id,
+                                              made_by=request_id and f"claim:{request_id}")
         if request_id is not None:
             doc["seats"][seat][CHANGED_BY] = request_id
         # An event, so every open page (the creator's first) hears of it on its stream.
         taken = {"type": "seat_taken", "seat": seat, "name": doc["seats"][seat]["name"]}
         version, _ = self.writer.write(loaded, game_from_dict(doc["engine"]), [taken])
-        return LoadedGame(version, doc), self.seats.tokens(doc, [seat])[seat]
+        return Claimed(LoadedGame(version, doc), self.seats.tokens(doc, [seat])[seat], applied_before=False)
 
     def _check_kept_for(self, kept_for: KeptFor | None, seat: int, player_id: str | None, token: str | None):
         if kept_for is None or (player_id is not None and player_id == kept_for.get("player")):
@@ -199,7 +220,7 @@ class Seating:
 
     # ----- leaving ---------------------------------------------------------------------------------
     def leave_seat(self, game_id: str, seat: int, token: str | None, bot: str,
-                   request_id: str | None = None) -> tuple[dict, int]:
+                   request_id: str | None = None) -> Left:
         """A human leaves; a bot takes the seat over from the next move on. A person leaving a rated
         game resigns it instead (give_up): their result is theirs, never a bot's. Leaving is not based on
         a view, so a move that lands first is no reason to refuse it: it is tried on the new version.
@@ -209,16 +230,16 @@ class Seating:
                                                                                  request_id))
 
     def _leave_once(self, game_id: str, seat: int, token: str | None, bot: str,
-                    request_id: str | None) -> tuple[dict, int]:
+                    request_id: str | None) -> Left:
         loaded = self.games.load(game_id)
         if _changed_by(loaded.doc["seats"], seat, request_id):
-            return self.games.view_of(loaded, None), loaded.version
+            return Left(self.games.view_of(loaded, None), loaded.version, applied_before=True)
         leavable = self._leavable(loaded, seat, token, bot)
         if leavable.doc.get("rated") and leavable.doc["seats"][seat].get("player"):
             # A person is never rated on a bot's play: leaving a rated game resigns it.
             self.give_up(leavable, seat)
-            return self.games.view_of(leavable, None), self.games.version(game_id)
-        return self.hand_to_bot(leavable, seat, bot, request_id)
+            return Left(self.games.view_of(leavable, None), self.games.version(game_id), applied_before=False)
+        return Left(*self.hand_to_bot(leavable, seat, bot, request_id), applied_before=False)
 
     def _leavable(self, loaded: LoadedGame, seat: int, token: str | None, bot: str) -> LoadedGame:
         """The game, if `token` may leave `seat` of it to `bot`."""

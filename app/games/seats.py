@@ -37,7 +37,7 @@ def registered_bot_of(seat: SeatDocument) -> str | None:
 
 def public_seats(doc: GameDocument) -> list[dict]:
     return [{"seat": s, "type": info["type"], "name": info.get("name"), "bot": info.get("bot"),
-             "player": info.get("player"), "kept_for": (info.get("kept_for") or {}).get("player"),
+             "player": info.get("player"), "kept_for": kept["player"] if (kept := info.get("kept_for")) else None,
              "missed_turns": info.get("missed_turns", 0)}
             for s, info in enumerate(doc["seats"])]
 
@@ -62,7 +62,7 @@ class Seats:
         """The seat a creator asked for: a human, a built-in bot (by kind or level), or open."""
         kind = spec.get("type")
         if kind == "human":
-            return self.human(game_id, seat, spec.get("name") or f"Player {seat + 1}")
+            return self.human(game_id, seat, spec.get("name") or f"Player {seat + 1}", made_by="creation")
         if kind == "bot":
             if spec.get("level") is not None:
                 spec = {**spec, "bot": LEVELS[spec["level"] - 1]}
@@ -72,10 +72,19 @@ class Seats:
             return {"type": "bot", "bot": spec["bot"], "name": spec.get("name") or f"{spec['bot']} bot"}
         return {"type": "open"}
 
-    def human(self, game_id: str, seat: int, name: str, player: str | None = None) -> SeatDocument:
-        """A human seat: a fresh salt, and the hash of the token derived from it; `player`, the
-        player it belongs to (their token acts for it too)."""
-        salt = secrets.token_urlsafe(16)
+    def derived(self, label: str) -> str:
+        """A value only this deployment's secret makes from `label`, the same every time: what a
+        retried request makes again (a seat's salt, a server seed) after Redis lost its first run."""
+        mac = hmac.new(self.secret, f"derived:{label}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:24]).decode()
+
+    def human(self, game_id: str, seat: int, name: str, player: str | None = None,
+              made_by: str | None = None) -> SeatDocument:
+        """A human seat: a salt, and the hash of the token derived from it; `player`, the player it
+        belongs to (their token acts for it too). `made_by` names what made the seat (the game's
+        creation, a claim's request): its salt then derives from it, so a retry of that request
+        answers the same token even if the store lost the first; without it, a fresh salt."""
+        salt = self.derived(f"seat:{game_id}:{seat}:{made_by}") if made_by else secrets.token_urlsafe(16)
         return {"type": "human", "name": name, "token_salt": salt, "player": player,
                 "token_hash": token_digest(self._derive_token(game_id, seat, salt))}
 

@@ -33,6 +33,9 @@ class Acted(NamedTuple):
     applied_before: bool = False
 
 
+LIVE_TURN_SECONDS = 3600  # a turn timer under an hour makes a live game; longer ones are correspondence
+
+
 class GameService:
     def __init__(self, store, seats: Seats, writer: GameWriter, players=None):
         self.store, self.seats, self.writer, self.players = store, seats, writer, players
@@ -136,6 +139,14 @@ class GameService:
             page.append({**line, "seat": seat, "your_turn": status == ACTIVE and seat in awaiting, "move_due_at": due,
                          "seconds_left": None if due is None else max(0.0, round(due - time.time(), 1))})
         return page, len(listed)
+
+    def live_timed_games(self, player_id: str) -> list[str]:
+        """The player's games in play with a live turn timer (under LIVE_TURN_SECONDS), newest first."""
+        game_ids = self.players.store.game_ids(player_id)
+        return [game_id for game_id, entry in zip(game_ids, self.store.listed(game_ids), strict=True)
+                if entry is not None and (doc := entry[2]) is not None and doc["status"] == ACTIVE
+                and 0 < (doc.get("turn_timeout_seconds") or 0) < LIVE_TURN_SECONDS
+                and seat_of_player(doc["seats"], player_id) is not None]
 
     def replay(self, game_id: str) -> list[dict]:
         """A finished game's table after the deal and after each action, every hand shown."""

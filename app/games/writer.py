@@ -36,9 +36,10 @@ class GameWriter:
     def create(self, game_id: str, game: Game, seat_docs: list[SeatDocument], events: list[dict],
                turn_timeout_seconds: int | None = None, dealing: str = "server",
                match: MatchPlace | None = None, rated: bool = False,
-               extra: DocumentExtras | None = None) -> LoadedGame:
-        """Keep a new game (or a finished match game with its whole log) as a resource."""
-        salt = secrets.token_hex(16)
+               extra: DocumentExtras | None = None, seed_salt: str | None = None) -> LoadedGame:
+        """Keep a new game (or a finished match game with its whole log) as a resource. `seed_salt`:
+        its seed commitment's salt, when a retry must make it again (else a fresh one)."""
+        salt = seed_salt or secrets.token_hex(16)
         doc: GameDocument = {
             "id": game_id, "players": game.players, "rules": game.rules.to_dict(), "seats": seat_docs,
             "seed_salt": salt, "seed_commitment": commitment(game.seed, salt), "dealing": dealing,

@@ -12,7 +12,7 @@ import time
 
 from ..accounts.ladders import Ladders, pool_of, pools
 from ..engine.rules import PRESETS
-from ..errors import InvalidRequest, TicketExists, TicketNotFound
+from ..errors import InvalidRequest, LiveGameInPlay, TicketExists, TicketNotFound
 from ..games.seating import Seating
 from ..games.service import GameService
 from ..ops.keys import matchmaking_key
@@ -40,10 +40,12 @@ def pool_of_ticket(ticket_id: str) -> str:
 
 class Matchmaker:
     def __init__(self, store: MatchmakingStore, games: GameService, seating: Seating, players: PlayerService,
-                 ladders: Ladders, presence_seconds: float, min_turn_seconds: int):
-        """`presence_seconds`: how long a ticket outlives its player's last sign of presence;
-        `min_turn_seconds`: the shortest turn timer a ticket may ask for."""
+                 ladders: Ladders, app_quotas, presence_seconds: float, min_turn_seconds: int):
+        """`app_quotas(app id)`: its live games per player; `presence_seconds`: how long a ticket
+        outlives its player's last sign of presence; `min_turn_seconds`: the shortest turn timer a
+        ticket may ask for."""
         self.store, self.games, self.seating, self.players, self.ladders = store, games, seating, players, ladders
+        self.app_quotas = app_quotas
         self.presence_seconds, self.min_turn_seconds = presence_seconds, min_turn_seconds
 
     def submit(self, player_id: str, request: dict, ticket_id: str | None = None) -> dict:
@@ -58,6 +60,12 @@ class Matchmaker:
         pool = in_app(app_id, pool_of(preset, players))  # an app's players meet each other only
         if ticket_id is not None and self.store.ticket(app_id, f"{pool}.{ticket_id}") is not None:
             return self.ticket(f"{pool}.{ticket_id}", player_id)
+        if request["rated"]:
+            self.players.admit_rated(player_id)
+        allowed = self.app_quotas(app_id).get("live_games_per_player", 0)
+        if allowed and len(live := self.games.live_timed_games(player_id)) >= allowed:
+            raise LiveGameInPlay(f"you are playing game {live[0]}: finish or resign it first (live timed games "
+                                 f"at once: {allowed})", game_id=live[0])
         ticket_id = f"{pool}.{ticket_id or secrets.token_urlsafe(12)}"
         entrant = entrant_of(player_id)
         rating = self.ladders.records(pool, [entrant])[entrant]["rating"]

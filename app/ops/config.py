@@ -121,6 +121,14 @@ class Config:
     PUBLIC_REQUESTS_PER_MINUTE = int(os.environ.get("RONDA_PUBLIC_REQUESTS_PER_MINUTE", 0))
     PUBLIC_LIVE_GAMES = int(os.environ.get("RONDA_PUBLIC_LIVE_GAMES", 0))
     PUBLIC_PLAYERS = int(os.environ.get("RONDA_PUBLIC_PLAYERS", 0))
+    # A person's live timed games at once (a quick-play ticket meanwhile is 409; 0: no limit), and
+    # what a player has done before their first rated game (finished games, account age in seconds).
+    APP_LIVE_GAMES_PER_PLAYER = int(os.environ.get("RONDA_APP_LIVE_GAMES_PER_PLAYER", 1))
+    PUBLIC_LIVE_GAMES_PER_PLAYER = int(os.environ.get("RONDA_PUBLIC_LIVE_GAMES_PER_PLAYER", 1))
+    APP_RATED_MIN_GAMES = int(os.environ.get("RONDA_APP_RATED_MIN_GAMES", 0))
+    PUBLIC_RATED_MIN_GAMES = int(os.environ.get("RONDA_PUBLIC_RATED_MIN_GAMES", 0))
+    APP_RATED_MIN_ACCOUNT_SECONDS = int(os.environ.get("RONDA_APP_RATED_MIN_ACCOUNT_SECONDS", 0))
+    PUBLIC_RATED_MIN_ACCOUNT_SECONDS = int(os.environ.get("RONDA_PUBLIC_RATED_MIN_ACCOUNT_SECONDS", 0))
     # How long a rotated key keeps working, by default (`ronda apps rotate --grace`).
     APP_KEY_GRACE_SECONDS = int(os.environ.get("RONDA_APP_KEY_GRACE_SECONDS", 24 * 3600))
     # Webhooks: the wait before each retry of a failed delivery (Standard Webhooks' schedule: about

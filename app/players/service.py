@@ -5,11 +5,12 @@ own user (`external_id`, one token per device). The store keeps only the tokens'
 import logging
 import secrets
 import time
+from datetime import datetime
 
 from ..accounts.ladders import Ladders, pools, record
 from ..ops.scope import PUBLIC_APP, app_of, in_app
 from ..apps.webhooks import WebhookService
-from ..errors import InvalidToken, PlayerNotFound, PlayerSuspended
+from ..errors import InvalidToken, PlayerNotFound, PlayerSuspended, RatedPlayLocked
 from ..games.seats import token_digest
 from ..ops.connection import StoreUnavailable
 from .document import PlayerDocument
@@ -25,9 +26,12 @@ def entrant_of(player_id: str) -> str:
 
 
 class PlayerService:
-    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes, webhooks: WebhookService):
+    def __init__(self, store, ladders: Ladders, utc_now, secret: bytes, webhooks: WebhookService,
+                 app_quotas=lambda app_id: {}):
+        """`app_quotas(app id)`: what an app asks of its players before rated play (rated_min_games,
+        rated_min_account_seconds)."""
         self.store, self.ladders, self.webhooks = store, ladders, webhooks
-        self.utc_now = utc_now
+        self.utc_now, self.app_quotas = utc_now, app_quotas
         self.tokens = PlayerTokens(secret, store, utc_now)
 
     def register(self, name: str, player_id: str | None = None, app_id: str = PUBLIC_APP,
@@ -43,7 +47,7 @@ class PlayerService:
         return self.public(player_id), self.tokens.first(player_id, doc["token_salt"])
 
     def _new_document(self, player_id: str, name: str) -> PlayerDocument:
-        salt = secrets.token_hex(16)
+        salt = self.tokens.first_salt(player_id)
         return {"id": player_id, "name": name, "token_salt": salt,
                 "token_hash": token_digest(self.tokens.first(player_id, salt)), "created_at": self.utc_now()}
 
@@ -123,6 +127,20 @@ class PlayerService:
     def _save(self, doc: PlayerDocument):
         if not self.store.save(doc):
             raise PlayerNotFound(f"no player {doc['id']}")
+
+    def admit_rated(self, player_id: str):
+        """403 `rated_play_locked` unless the player has finished as many games, and has had their
+        account as long, as their app asks before rated play (a throwaway account rates nobody)."""
+        quotas = self.app_quotas(app_of(player_id))
+        games, seconds = quotas.get("rated_min_games", 0), quotas.get("rated_min_account_seconds", 0)
+        if not (games or seconds):
+            return
+        played = self.store.record(player_id)["games"]
+        age = time.time() - datetime.fromisoformat(self._load(player_id)["created_at"]).timestamp()
+        if played < games or age < seconds:
+            raise RatedPlayLocked(f"rated play opens after {games} finished games and an account {seconds} s old "
+                                  f"(this one: {played} games, {int(age)} s)", games_needed=games,
+                                  seconds_needed=seconds)
 
     def name_of(self, player_id: str) -> str:
         return self._load(player_id)["name"]

@@ -48,6 +48,11 @@ class PlayerTokens:
     def first(self, player_id: str, salt: str) -> str:
         return self._first.derive(player_id, salt)
 
+    def first_salt(self, player_id: str) -> str:
+        """The first token's salt, derived from the player's id (itself from the request's
+        Idempotency-Key when it has one): a retry after Redis lost the player makes the same token."""
+        return hmac.new(self.secret, f"player-salt:{player_id}".encode(), hashlib.sha256).hexdigest()[:32]
+
     def issue(self, player_id: str, label: str, ttl_seconds: int | None) -> tuple[dict, str]:
         """A new device token: (what its owner is shown of it, the token)."""
         token_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
