@@ -459,3 +459,52 @@ def test_a_declined_rematch_tells_every_player_and_ends_the_waiting_table(studio
     assert table["status"] == "finished" and table["outcome"] == {"reason": "declined", "seat": 1}
     assert studio.client("GET", f"/games/{game_id}/rematch").status_code == 404
     assert studio.client("POST", f"/games/{game_id}/rematch", omar["token"]).json()["code"] == "rematch_declined"
+
+
+def quick_play_game(app: App, first_token, second_token, **ticket) -> str:
+    body = {"rules": {"preset": "simple"}, "players": 2, "turn_seconds": 30, "max_wait_seconds": 60, **ticket}
+    assert app.client("POST", "/matchmaking/tickets", first_token, json=body).status_code == 202
+    matched = app.client("POST", "/matchmaking/tickets", second_token, json=body).json()
+    assert matched["status"] == "matched", matched
+    return matched["game_id"]
+
+
+def set_quotas(app: App, **quotas):
+    changed = requests.patch(f"{app.base}/admin/apps/{app.id}/quotas", json=quotas,
+                             headers={"Authorization": f"Bearer {OPERATOR_KEY}"})
+    assert changed.status_code == 200, changed.text
+
+
+def test_one_live_timed_game_at_a_time_unless_the_app_allows_more(apis):
+    app = App(apis[0])
+    amina, omar = app.sign_in(unique("user"), name="Amina"), app.sign_in(unique("user"), name="Omar")
+    game_id = quick_play_game(app, amina["token"], omar["token"])
+    again = app.client("POST", "/matchmaking/tickets", amina["token"], json={
+        "rules": {"preset": "classic"}, "players": 2, "turn_seconds": 30})
+    assert again.status_code == 409 and again.json()["code"] == "live_game_in_play"
+    assert again.json()["game_id"] == game_id
+    correspondence = app.client("POST", "/matchmaking/tickets", amina["token"], json={
+        "rules": {"preset": "classic"}, "players": 2, "turn_seconds": 86400, "max_wait_seconds": 600})
+    assert correspondence.status_code == 202  # a day a turn is no live game: it waits beside the live one
+    assert app.client("DELETE", f"/matchmaking/tickets/{correspondence.json()['id']}", amina["token"]).ok
+    set_quotas(app, live_games_per_player=2)
+    allowed = app.client("POST", "/matchmaking/tickets", amina["token"], json={
+        "rules": {"preset": "classic"}, "players": 2, "turn_seconds": 30, "max_wait_seconds": 600})
+    assert allowed.status_code == 202, allowed.text
+    assert app.client("DELETE", f"/matchmaking/tickets/{allowed.json()['id']}", amina["token"]).status_code == 200
+
+
+def test_an_app_can_ask_finished_games_before_rated_play(apis):
+    app = App(apis[0])
+    set_quotas(app, rated_min_games=1)
+    amina, omar = app.sign_in(unique("user"), name="Amina"), app.sign_in(unique("user"), name="Omar")
+    rated = {"rules": {"preset": "simple"}, "players": 2, "rated": True, "turn_seconds": 30}
+    locked = app.client("POST", "/matchmaking/tickets", amina["token"], json=rated)
+    assert locked.status_code == 403 and locked.json()["code"] == "rated_play_locked"
+    made = app.client("POST", "/games", amina["token"], json={"players": 2, "rated": True, "rules": {
+        "preset": "simple"}, "seats": [{"type": "human", "mine": True}, {"type": "open"}]})
+    assert made.status_code == 403 and made.json()["code"] == "rated_play_locked"
+    casual = game_between(app, amina["token"], omar["token"])  # a casual game first, played to its end
+    play_moves(app, casual, [amina["token"], omar["token"]], 2 * MOVES_TO_COUNT)
+    assert app.client("POST", f"/games/{casual}/resign", omar["token"]).status_code == 200
+    refused_within(lambda: app.client("POST", "/matchmaking/tickets", amina["token"], json=rated), status=202)

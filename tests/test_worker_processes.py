@@ -7,15 +7,18 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 from rq import Worker
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.utils import utcparse
 
 from app import create_app
 from app.ops.connection import connect
 from faults import children, start_worker, stop, worker_check, worker_env
 from test_faults import NO_LIMITS, wait_for
-from workers.runner import running
+from workers.runner import SCHEDULER_SILENT_SECONDS, running
 
 pytestmark = pytest.mark.slow  # processes killed and restarted: left out of the fast loop (pytest -m 'not slow')
 
@@ -204,3 +207,41 @@ def test_a_child_forked_by_a_parent_that_died_before_the_death_signal_was_set_ex
         os._exit(0)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def scheduler_of(url, queue_name) -> tuple[str | None, float | None]:
+    """Who holds the live queue's scheduler lock, and how long ago it last beat (s)."""
+    store = connect(url)
+    holder = store.get(RQScheduler.get_locking_key(queue_name))
+    if holder is None:
+        return None, None
+    beat = store.hget(SCHEDULER_KEY_TEMPLATE % holder.decode(), "last_heartbeat")
+    return holder.decode(), (datetime.now(UTC) - utcparse(beat.decode())).total_seconds() if beat else None
+
+
+def test_a_restarted_worker_schedules_turn_timers_before_the_dead_schedulers_lock_runs_out(redis_url, queue_name):
+    """Issue 61, 3: both workers SIGKILLed mid-game left RQ's scheduler lock to a dead scheduler
+    for its 61 s, and RQ tried again only at its 10-minute maintenance: every turn timer ran late
+    (the sweeper's stall) for minutes. A restarted worker takes a silent scheduler's lock at once,
+    and the game's timers run on the scheduler again."""
+    workers = [start_worker(redis_url, queue_name) for _ in range(2)]
+    client = rq_client(redis_url, queue_name)
+    try:
+        dead, _ = wait_for(lambda: (found := scheduler_of(redis_url, queue_name))[0] and found, 60)
+        for worker in workers:
+            worker.kill()
+            worker.wait()
+        # The dead scheduler's lock made to outlive the test: only a takeover frees it, not its expiry.
+        connect(redis_url).expire(RQScheduler.get_locking_key(queue_name), 3600)
+        workers = [start_worker(redis_url, queue_name)]
+        _, silent = wait_for(lambda: (found := scheduler_of(redis_url, queue_name))[0] not in (None, dead)
+                                  and found, 120)
+        assert silent is not None and silent < SCHEDULER_SILENT_SECONDS  # a live scheduler holds it
+        game = client.post("/games", json={"players": 2, "turn_timeout_seconds": 2, "seats": [
+            {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json["game"]
+        over = wait_for(lambda: (g := client.get(f"/games/{game['id']}").json)["status"] == "finished" and g, 120)
+        assert over["outcome"]["reason"] == "aborted"  # its timer ran
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                stop(worker)

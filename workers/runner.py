@@ -22,6 +22,9 @@ from datetime import UTC, datetime
 
 from prometheus_client import start_http_server
 from rq import SimpleWorker, Worker, worker_registration
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.scripts import release_lock
+from rq.utils import utcparse
 from rq.worker import WorkerStatus
 
 from app.ops import metrics
@@ -42,6 +45,10 @@ EXECUTION_TTL = 3 * HEARTBEAT_SECONDS  # ...and kept this long after the last ti
 LIVE, MATCHES, WEBHOOKS = "live", "matches", "webhooks"
 PUBSUB_WAKE_SECONDS = 1.0
 REGISTER_AGAIN_SECONDS = 5.0
+# RQ's scheduler beats each second; one silent this long is dead (SIGKILLed, its host gone). RQ
+# itself waits out its lock (61 s) and then its next maintenance (10 minutes) before another worker
+# schedules: every turn timer of the deployment ran late meanwhile.
+SCHEDULER_SILENT_SECONDS = 5.0
 
 
 class BotWorker(SimpleWorker):
@@ -79,12 +86,44 @@ class BotWorker(SimpleWorker):
         registration made in that second, and RQ never writes it again, so the health check and
         `rq info` would call a working worker dead (the chaos soak met it)."""
         super().heartbeat(timeout, pipeline)
+        self._schedule_if_nobody_does()
         if self.birth_date is None or time.monotonic() < self._registered_again_at + REGISTER_AGAIN_SECONDS:
             return
         self._registered_again_at = time.monotonic()
         connection = pipeline if pipeline is not None else self.connection
         connection.hset(self.key, mapping=self.serialize())
         worker_registration.register(self, pipeline)
+
+    _scheduler_looked_at = 0.0
+
+    def _start_scheduler(self, *args, **kwargs):
+        self._free_dead_schedulers_locks()
+        super()._start_scheduler(*args, **kwargs)
+
+    def _schedule_if_nobody_does(self):
+        """Take the scheduler over from a dead one, at most every REGISTER_AGAIN_SECONDS."""
+        scheduler = self.scheduler
+        if scheduler is None or time.monotonic() < self._scheduler_looked_at + REGISTER_AGAIN_SECONDS:
+            return
+        self._scheduler_looked_at = time.monotonic()
+        if scheduler._process is not None and scheduler._process.is_alive():
+            return
+        self._free_dead_schedulers_locks()
+        scheduler.acquire_locks(auto_start=True)
+
+    def _free_dead_schedulers_locks(self):
+        """Each of this worker's queues whose scheduler lock a silent scheduler holds is freed (only
+        while it still holds it), so a live worker takes it at once."""
+        for name in self.queue_names():
+            key = RQScheduler.get_locking_key(name)
+            found = self.connection.get(key)
+            if found is None:
+                continue
+            holder = found.decode() if isinstance(found, bytes) else found
+            beat = self.connection.hget(SCHEDULER_KEY_TEMPLATE % holder, "last_heartbeat")
+            beat_at = utcparse(beat.decode() if isinstance(beat, bytes) else beat) if beat else None
+            if beat_at is None or (datetime.now(UTC) - beat_at).total_seconds() > SCHEDULER_SILENT_SECONDS:
+                release_lock(self.connection, key, holder)
 
     def execute_job(self, job, queue):
         execution = self.prepare_execution(job)

@@ -14,7 +14,7 @@ from ..accounts.ladders import Ladders, pool_of, pools
 from ..engine.rules import PRESETS
 from ..errors import InvalidRequest, LiveGameInPlay, TicketExists, TicketNotFound
 from ..games.seating import Seating
-from ..games.service import GameService
+from ..games.service import LIVE_TURN_SECONDS, GameService
 from ..ops.keys import matchmaking_key
 from ..ops.scope import app_of, in_app, unscoped
 from ..players.service import PlayerService, entrant_of
@@ -63,7 +63,7 @@ class Matchmaker:
         if request["rated"]:
             self.players.admit_rated(player_id)
         allowed = self.app_quotas(app_id).get("live_games_per_player", 0)
-        if allowed and len(live := self.games.live_timed_games(player_id)) >= allowed:
+        if allowed and turn < LIVE_TURN_SECONDS and len(live := self.games.live_timed_games(player_id)) >= allowed:
             raise LiveGameInPlay(f"you are playing game {live[0]}: finish or resign it first (live timed games "
                                  f"at once: {allowed})", game_id=live[0])
         ticket_id = f"{pool}.{ticket_id or secrets.token_urlsafe(12)}"
