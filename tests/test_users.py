@@ -508,3 +508,32 @@ def test_an_app_can_ask_finished_games_before_rated_play(apis):
     play_moves(app, casual, [amina["token"], omar["token"]], 2 * MOVES_TO_COUNT)
     assert app.client("POST", f"/games/{casual}/resign", omar["token"]).status_code == 200
     refused_within(lambda: app.client("POST", "/matchmaking/tickets", amina["token"], json=rated), status=202)
+
+
+def test_a_move_whose_note_a_failover_lost_is_noted_again_from_the_game_itself(store_config):
+    """Issue 61, 9: on a Redis Cluster the note that a game owes a move lives in another slot than
+    the game; a master lost before it replicated takes the note with it (here it is gone as such a
+    loss leaves it), and the game would owe a move nobody looks for. The sweeper reads the active
+    games themselves, a page a pass, and notes the overdue move again; the move is then made."""
+    import time as clock
+
+    from app import create_app
+    from app.ops.keys import bucket_of, due_moves_key
+    app = create_app({**store_config, "BOT_DISPATCH": "rq", "BOT_QUEUE": f"nobody-{uuid.uuid4().hex[:8]}",
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    services = app.services
+    game = app.test_client().post("/games", json={"players": 2, "turn_timeout_seconds": 1, "seats": [
+        {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json["game"]
+    note = due_moves_key(bucket_of(game["id"]))
+    services.store.redis.zrem(note, game["id"])
+    clock.sleep(1.2)
+    assert services.sweeper.redispatch_stalled(0.1) == 0  # no note: the sweeper of before never finds it
+    passes = 16 * (1 + len(services.apps.store.ids())) + 1  # every bucket of every app, once
+    for _ in range(passes):
+        services.sweeper.renote_from_listings(0.1)
+        if services.store.redis.zscore(note, game["id"]) is not None:
+            break
+    assert services.store.redis.zscore(note, game["id"]) is not None
+    assert services.sweeper.redispatch_stalled(0.1) == 1
+    services.moves.expire_turn(game["id"], game["version"])  # what the queued timer job does
+    assert app.test_client().get(f"/games/{game['id']}").json["outcome"]["reason"] == "aborted"

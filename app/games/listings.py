@@ -47,6 +47,11 @@ class GameListings:
         newest = sorted((pair for bucket in answers[INDEX_BUCKETS:] for pair in bucket), key=lambda pair: -pair[1])
         return [member.decode() for member, _ in newest[offset:end]], total
 
+    def bucket_ids(self, status: str, bucket: int, offset: int, limit: int, app_id: str = PUBLIC_APP) -> list[str]:
+        """One bucket's games of a status, oldest listed first, from `offset`: a sweep's page."""
+        found = self.redis.zrange(status_index_key(status, bucket, app_id), offset, offset + limit - 1)
+        return [member.decode() for member in found]
+
     def live_count(self, app_id: str) -> int:
         """An app's open and active games (its live games quota; expired ones count until pruned)."""
         return self.live_counts([app_id])[app_id]

@@ -3,6 +3,7 @@
 import logging
 import time
 
+from ..ops.keys import INDEX_BUCKETS
 from ..ops.scope import PUBLIC_APP
 from ..engine import game_from_dict
 from ..ops.connection import StoreUnavailable
@@ -12,10 +13,14 @@ from .store import GameMissing
 log = logging.getLogger(__name__)
 
 
+ACTIVE_GAMES_A_PASS = 200  # active games read a pass by `renote_from_listings`
+
+
 class Sweeper:
     def __init__(self, store, dispatcher, app_ids=list):
         """`app_ids()`: every app's id, whose listings are pruned too."""
         self.store, self.dispatcher, self.app_ids = store, dispatcher, app_ids
+        self._listing_place = (0, 0, 0)  # (app's place, bucket, offset) where the next pass reads
 
     def stalled_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
         """(game id, version, "bot" or "timer") of the games whose owed move is overdue by the
@@ -42,6 +47,32 @@ class Sweeper:
                 stalled.append((game_id, version, owed[0]))
                 self.store.schedule.note_due_move(game_id, now, later=True)  # looked at again after another stall
         return stalled
+
+    def renote_from_listings(self, older_than_seconds: float, limit: int = ACTIVE_GAMES_A_PASS) -> int:
+        """Note again the move an active game owes, read from the game itself, when it is overdue by
+        the cut-off: on a Redis Cluster the note lives in another slot than the game, and a master
+        lost before it replicated loses the note with it, leaving the game owing a move nobody
+        looks for. Each pass reads the next `limit` games of the active listings (every app's, bucket
+        by bucket, round and round), so every active game is looked at within a bounded number of
+        passes; the notes made are then dispatched as any overdue move. Answers the notes made."""
+        apps = [PUBLIC_APP, *self.app_ids()]
+        place, bucket, offset = self._listing_place
+        app_id = apps[place % len(apps)]
+        game_ids = self.store.listings.bucket_ids("active", bucket, offset, limit, app_id)
+        if len(game_ids) < limit:  # this bucket is read through: the next one, or the next app's first
+            place, bucket = (place, bucket + 1) if bucket + 1 < INDEX_BUCKETS else (place + 1, 0)
+            offset = 0
+        else:
+            offset += limit
+        self._listing_place = (place % len(apps), bucket, offset)
+        noted, cut_off = 0, time.time() - older_than_seconds
+        for game_id, entry in zip(game_ids, self.store.listed(game_ids), strict=True):
+            doc = entry[2] if entry is not None else None
+            due = doc.get("move_due_at") if doc is not None else None
+            if due is not None and due < cut_off and owed_move(doc, game_from_dict(doc["engine"], record_events=False)):
+                self.store.schedule.note_due_move(game_id, due)
+                noted += 1
+        return noted
 
     def redispatch_stalled(self, older_than_seconds: float) -> int:
         """Dispatch each overdue move again (the dispatcher adds no job while one waits or runs);

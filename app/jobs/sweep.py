@@ -12,7 +12,8 @@ MATCHMAKING_SECONDS = 0.5
 
 
 def sweep_forever(services, stall_seconds: float, stop: threading.Event):
-    """No game or match stalls: a bot move or turn timer overdue by `stall_seconds`, or a match
+    """No game or match stalls: a bot move or turn timer overdue by `stall_seconds` (its note read
+    again from the game itself when a failover lost it), or a match
     that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
     MatchService.reconcile), and a finished game's settlement left noted for as long is made
     (app/players/effects.py), long turns' reminders are sent, and running tournaments move on.
@@ -26,6 +27,9 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
         if time.monotonic() < next_sweep:
             continue
         next_sweep = time.monotonic() + max(0.5, stall_seconds / 3)
+        renoted = _swept("notes lost with a master", services.sweeper.renote_from_listings, stall_seconds)
+        if renoted:
+            log.warning("noted again %d overdue move(s) read from their games", renoted)
         count = _swept("overdue moves", services.sweeper.redispatch_stalled, stall_seconds)
         if count:
             log.warning("re-dispatched %d overdue move(s)", count)
