@@ -13,7 +13,9 @@ ENGLISH = CATALOGUES["en"]
 SCRIPTS = {path.name: path.read_text() for path in CLIENT.glob("*.js")}
 # Keys built at run time from a family and a value the server sends.
 FAMILIES = {
-    "suit": "obce", "figure": ["10", "11", "12"], "declaration": ["ronda", "double_ronda", "tringa"],
+    "suit": "obce", "suit_of": "obce", "figure": ["10", "11", "12"],
+    "preset_summary": ["classic", "traditional", "runda", "simple", "elaborate"],
+    "level_summary": ["1", "2", "3", "4", "5", "6"], "declaration": ["ronda", "double_ronda", "tringa"],
     "connection": ["connecting", "live", "reconnecting", "over"],
     "status": ["open", "active", "running", "finished", "cancelled"],
     "tournament": ["round_robin", "swiss", "arena"],
@@ -58,3 +60,11 @@ def test_the_player_s_guide_is_in_every_language():
         guide = (CLIENT.parent / f"guide.{language}.md").read_text()
         english = (CLIENT.parent / "guide.md").read_text()
         assert guide.count("\n- ") == english.count("\n- "), language  # the same points, each said
+
+
+def test_every_preset_and_bot_level_the_server_offers_has_its_summary_in_every_language(client):
+    """Issue 61, 8: the lobby and quick play show presets' and levels' summaries in the player's
+    language: a preset or level added on the server without its words fails here."""
+    presets = {preset["name"] for preset in client.get("/rules/presets").json}
+    levels = {str(level["level"]) for level in client.get("/bots/levels").json}
+    assert presets == set(FAMILIES["preset_summary"]) and levels == set(FAMILIES["level_summary"])

@@ -56,8 +56,9 @@ def create_in_lobby(page, base, preset="simple", target=None):
 
 
 def two_humans(base, preset="simple"):
-    created = requests.post(f"{base}/games", json={"players": 2, "rules": {"preset": preset}, "seats": [
-        {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json()
+    created = requests.post(f"{base}/games", json={"players": 2, "rules": {"preset": preset}, "turn_timeout_seconds": None,
+                                                   "seats": [{"type": "human", "name": "Amina"},
+                                                             {"type": "human", "name": "Omar"}]}).json()
     return created["game"], [t["token"] for t in created["tokens"]]
 
 
@@ -510,6 +511,8 @@ def test_the_leaderboard_page_lists_a_pool(page, live_server):
 
 def test_the_tournaments_page_starts_one_follows_it_live_and_a_player_enters_an_open_one(page, live_server):
     page.goto(f"{live_server}/#/tournaments")
+    labels = [text.split("\n")[0].strip() for text in page.locator("#t-bots label").all_inner_texts()]
+    assert labels[:2] == ["Bot 1", "Bot 2"], labels  # numbered in order
     page.fill("#t-opens", "0")
     page.fill("#t-games", "1")
     page.click("#start-tournament")

@@ -11,9 +11,19 @@ export function setSound(on) {
   localStorage.setItem(SOUND_KEY, on ? "on" : "off");
 }
 
+// A browser lets a page's audio start only after the person has touched the page: the context made
+// before that stays suspended, so the first tap or key anywhere resumes it, and the chime is heard.
 let audio = null;
+function wakeAudio() {
+  if (!audio && !soundOn()) return; // no sound wanted: no audio made
+  audio ??= new AudioContext();
+  if (audio.state === "suspended") audio.resume();
+}
+for (const kind of ["pointerdown", "keydown"]) addEventListener(kind, wakeAudio, { capture: true });
+
 function chime() {
   audio ??= new AudioContext();
+  if (audio.state === "suspended") audio.resume(); // heard now if the page was touched, else at its first touch
   const start = audio.currentTime;
   for (const [i, pitch] of [660, 880].entries()) {
     const tone = audio.createOscillator();
@@ -48,8 +58,10 @@ export function clearTurnCue() {
   setIcon(ICON);
 }
 
-// "1:05": what is left of a turn, to the second; "0:00" once it has run out.
+// "1:05" (or "23:59:58" for a long turn): what is left of a turn, to the second; "0:00" once it has run out.
 export function clockText(dueAt) {
   const left = Math.max(0, Math.ceil(dueAt - Date.now() / 1000));
-  return `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  const [hours, minutes, seconds] = [Math.floor(left / 3600), Math.floor(left / 60) % 60, left % 60];
+  const pad = (n) => String(n).padStart(2, "0");
+  return hours ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
 }

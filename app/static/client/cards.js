@@ -77,7 +77,7 @@ export const suitOf = (card) => card.slice(-1);
 export function cardName(card) {
   const rank = rankOf(card);
   const named = FIGURES.has(rank) ? t("card.figure", { rank, figure: t(`figure.${rank}`) }) : rank;
-  return t("card.name", { rank: named, suit: t(`suit.${suitOf(card)}`) });
+  return t("card.name", { rank: named, of_suit: t(`suit_of.${suitOf(card)}`) });
 }
 
 const use = (suit, x, y, size) => `<use href="#suit-${suit}" x="${x - size / 2}" y="${y - size / 2}" width="${size}" height="${size}"/>`;

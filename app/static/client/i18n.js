@@ -1,7 +1,8 @@
 // The client's words in the player's language: one catalogue per language (i18n/<code>.json, the
 // same keys in each), chosen from the browser unless the player chose one here, then remembered.
-// Arabic reads right to left: the page's `dir` follows the language. Words from the server (a
-// preset's summary, a problem's detail) stay as the server says them.
+// Arabic reads right to left: the page's `dir` follows the language. Presets' and levels' summaries
+// come from the catalogue too (a preset added later: the server's words); a problem's detail stays
+// as the server says it.
 export const LANGUAGES = { en: "English", fr: "Français", ar: "العربية", es: "Español" };
 const RIGHT_TO_LEFT = new Set(["ar"]);
 const CHOSEN_KEY = "ronda:language";
@@ -39,8 +40,20 @@ export function chooseLanguage(code) {
   location.reload();
 }
 
-// `t("seat.open", { n: 2 })`: the words for a key, with its {placeholders} filled in.
+// `t("seat.open", { n: 2 })`: the words for a key, with its {placeholders} filled in. Right to left,
+// each filled-in value is isolated (U+2068 … U+2069): a name or card in Latin letters, "greedy bot
+// #4", reads as written inside the Arabic sentence instead of being reordered by it.
 export function t(key, params = {}) {
   const text = words[key] ?? english[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  const isolate = RIGHT_TO_LEFT.has(current) ? (value) => `\u2068${value}\u2069` : String;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? isolate(params[name]) : whole));
 }
+
+// Items read as a list in the player's language ("a, b" or, in Arabic, "a، b").
+export const list = (items) => items.join(t("list.comma"));
+
+// A preset's or a bot level's summary in the player's language (the server says it in English).
+export const presetSummary = (preset) => t(`preset_summary.${preset.name}`) === `preset_summary.${preset.name}`
+  ? preset.summary : t(`preset_summary.${preset.name}`);
+export const levelSummary = (level) => t(`level_summary.${level.level}`) === `level_summary.${level.level}`
+  ? level.summary : t(`level_summary.${level.level}`);

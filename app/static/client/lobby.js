@@ -1,7 +1,7 @@
 // The lobby: the presets, a new game against bots or with open seats, open games to join, games to watch.
 import { errorText, get, getPage, post } from "./api.js";
 import { h, link, show } from "./dom.js";
-import { t } from "./i18n.js";
+import { levelSummary, presetSummary, t } from "./i18n.js";
 import { seatName } from "./words.js";
 import { ensurePlayer, playerName, rememberName, saveSeat, savedSeat, takeSeat } from "./session.js";
 
@@ -21,7 +21,7 @@ export async function lobby() {
   function seatChoice(seat) {
     return h("label", {}, t("seat.numbered", { n: seat + 1 }), h("select", { name: `seat${seat}`, "data-seat": seat },
       levels.map((level) => h("option", { value: level.level, selected: level.bot === "greedy" },
-        t("lobby.level", { level: level.level, bot: level.bot, summary: level.summary }))),
+        t("lobby.level", { level: level.level, bot: level.bot, summary: levelSummary(level) }))),
       h("option", { value: "open" }, t("lobby.open_for_friend"))));
   }
 
@@ -104,7 +104,7 @@ export async function lobby() {
       h("form", { id: "new-game", onsubmit: create },
         h("label", {}, t("form.your_name"), name),
         h("label", {}, t("form.rules"), preset),
-        h("ul", { class: "presets" }, presets.map((p) => h("li", {}, h("b", {}, p.name), `: ${p.summary}`))),
+        h("ul", { class: "presets" }, presets.map((p) => h("li", {}, h("b", {}, p.name), `: ${presetSummary(p)}`))),
         h("label", {}, t("form.players"), players),
         others,
         h("label", {}, t("lobby.target"), target),

@@ -1,7 +1,7 @@
 // Quick play (a ticket, waited for), your games across devices, and the leaderboards.
 import { call, errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
-import { t, timeOfDay } from "./i18n.js";
+import { presetSummary, t, timeOfDay } from "./i18n.js";
 import { ensurePlayer, forgetPlayer, playerName, renamedPlayer, savedPlayer, saveSeat, usePlayerKey } from "./session.js";
 
 const WAIT_SECONDS = 25;
@@ -11,7 +11,7 @@ export async function quickPlay() {
   const player = savedPlayer();
   const message = h("p", { class: "error", role: "alert", id: "quick-message" });
   const name = h("input", { id: "qp-name", maxlength: 40, value: player?.name || playerName(), disabled: !!player });
-  const preset = h("select", { id: "qp-rules" }, presets.map((p) => h("option", { value: p.name }, `${p.name}: ${p.summary}`)));
+  const preset = h("select", { id: "qp-rules" }, presets.map((p) => h("option", { value: p.name }, `${p.name}: ${presetSummary(p)}`)));
   const players = h("select", { id: "qp-players" });
   const rated = h("input", { id: "qp-rated", type: "checkbox" });
   const fill = h("select", { id: "qp-bot-fill" }, h("option", { value: "" }, t("quick.no_bot")),

@@ -7,7 +7,7 @@ import { copyButton, h, link, show } from "./dom.js";
 import { openGame } from "./game.js";
 import { clearTurnCue, clockText, setSound, soundOn, turnCue } from "./attention.js";
 import { cardPlaces, moveCards } from "./motion.js";
-import { t } from "./i18n.js";
+import { list, t } from "./i18n.js";
 import { forgetSeat, playerName, saveSeat, savedSeat, takeSeat } from "./session.js";
 import { campName, declarationName, describe, holdingName, seatName } from "./words.js";
 
@@ -153,7 +153,7 @@ export async function table(gameId) {
       h("span", { class: "backs", role: "img", "aria-label": t("seat.cards_held", { n: view.hand_counts[s] }) }, Array.from({ length: view.hand_counts[s] }, cardBack)),
       h("span", { class: "seat-points", "data-camp": view.camps[s] }, t("seat.points", { n: view.scores[view.camps[s]] })),
       h("span", { class: "captured" }, t("table.captured", { n: view.captured_counts[view.camps[s]] }))),
-    declared.length ? h("span", { class: "declared" }, declared.map((d) => declarationName(d.kind, d.rank)).join(", ")) : null,
+    declared.length ? h("span", { class: "declared" }, list(declared.map((d) => declarationName(d.kind, d.rank)))) : null,
     played?.seat === s && view.status !== "finished" ? h("span", { class: "played" }, t("seat.played", { card: cardName(played.card) })) : null);
   }
 
@@ -256,7 +256,7 @@ export async function table(gameId) {
   // also tells the player's stream, `rematch_offered`): Accept takes this seat in it, Decline ends it.
   function offer() {
     if (!seat || !offered) return null;
-    const askers = offered.seats.filter((s) => s.type === "human").map((s) => s.name).join(", ");
+    const askers = list(offered.seats.filter((s) => s.type === "human" && s.name).map((s) => s.name));
     return h("section", { class: "panel", id: "rematch-offer", role: "alert" },
       h("p", {}, t("rematch.asked", { who: askers || t("rematch.someone") })),
       h("p", { class: "buttons" }, h("button", { id: "accept-rematch", onclick: rematch }, t("rematch.accept")),
@@ -411,12 +411,12 @@ export async function join(gameId, seatNumber) {
   const name = h("input", { id: "name", maxlength: 40, placeholder: t("form.your_name"), value: playerName() });
   const message = h("p", { class: "error", role: "alert" });
   const others = invited.seats.filter((s) => s.seat !== seatNumber)
-    .map((s) => s.type === "open" ? t("join.open_seat", { n: s.seat + 1 }) : seatName(invited, s.seat)).join(", ");
+    .map((s) => s.type === "open" ? t("join.open_seat", { n: s.seat + 1 }) : seatName(invited, s.seat));
   show(h("section", { class: "panel" },
     h("h1", {}, taken ? t("join.taken", { n: seatNumber + 1 })
       : t("join.invites", { who: host ? seatName(invited, host.seat) : t("join.someone"), n: seatNumber + 1 })),
     h("p", { id: "invite-rules" }, t(invited.rated ? "join.rules_rated" : "join.rules", {
-      preset: invited.preset, players: invited.players, target: invited.rules?.target ?? "?", others }), " ",
+      preset: invited.preset, players: invited.players, target: invited.rules?.target ?? "?", others: list(others) }), " ",
     h("a", { href: "#/rules" }, t("join.the_rules"))),
     taken ? h("p", { id: "seat-taken" }, t("join.sits_there", { who: seatName(invited, seatNumber) }))
       : mine ? h("p", { id: "seat-taken" }, t("join.already_yours", { n: mine.seat + 1 }))

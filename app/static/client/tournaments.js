@@ -2,7 +2,7 @@
 // standings, the crosstable and the rounds live (the tournament's stream, resumable).
 import { errorText, get, post } from "./api.js";
 import { h, show } from "./dom.js";
-import { t, timeOfDay } from "./i18n.js";
+import { list, t, timeOfDay } from "./i18n.js";
 import { ensurePlayer, playerName, savedPlayer } from "./session.js";
 import { follow } from "./sse.js";
 
@@ -21,7 +21,8 @@ export async function tournamentsPage() {
   const bots = h("div", { class: "seats", id: "t-bots" });
   const botChoice = (chosen) => h("label", {}, t("tournament.bot", { n: bots.children.length + 1 }), h("select", { name: "bot" },
     h("option", { value: "" }, t("tournament.no_bot")), levels.map(({ bot }) => h("option", { value: bot, selected: bot === chosen }, bot))));
-  bots.append(botChoice("greedy"), botChoice("random"));
+  bots.append(botChoice("greedy"));  // one at a time: each label numbers the bots already there
+  bots.append(botChoice("random"));
   const opens = h("input", { id: "t-opens", type: "number", min: 0, max: 1440, value: 2, "aria-label": t("tournament.opens_short") });
   const games = h("input", { id: "t-games", type: "number", min: 1, max: 100, value: 2 });
   const rounds = h("input", { id: "t-rounds", type: "number", min: 1, max: 64, placeholder: "5" });
@@ -59,7 +60,7 @@ export async function tournamentsPage() {
   h("section", { class: "panel" }, h("h2", {}, t("tournament.latest")),
     h("ul", { class: "games", id: "tournaments" }, listed.length ? listed.map((tour) => h("li", {},
       h("a", { href: `#/tournaments/${tour.id}` }, `${formatName(tour.format)} · ${t("tournament.entrants", { n: tour.names.length })} · ${t(`status.${tour.status}`)}`),
-      ` ${tour.names.slice(0, 6).join(", ")}${tour.names.length > 6 ? "…" : ""}`)) : h("li", { class: "muted" }, t("mine.none_finished")))));
+      ` ${list(tour.names.slice(0, 6))}${tour.names.length > 6 ? "…" : ""}`)) : h("li", { class: "muted" }, t("mine.none_finished")))));
 }
 
 export function tournamentPage(tournamentId) {

@@ -1,8 +1,8 @@
 // Game events in words, for the log; `names` gives each seat's name and `camps` each seat's camp.
 import { cardName } from "./cards.js";
-import { t } from "./i18n.js";
+import { list, t } from "./i18n.js";
 
-const cards = (list) => list.map(cardName).join(", ");
+const cards = (shown) => list(shown.map(cardName));
 const plus = (points) => `${points > 0 ? "+" : ""}${points}`;
 
 // "ronda", "double ronda", "tringa": a declaration's kind in words; with its rank when shown.
@@ -58,7 +58,7 @@ export function describe(event, game) {
     case "reveal": return t("event.reveal", {
       shown: event.declarations.map((d) => `${who(d.seat)} ${declarationName(d.kind, d.rank)}`).join("; ") || t("event.none") });
     case "declarations_resolved": return t("event.declarations_resolved", {
-      awards: event.awards.map((a) => `${camp(a.camp)} ${plus(a.points)}`).join(", ") || t("event.nothing_awarded") });
+      awards: list(event.awards.map((a) => `${camp(a.camp)} ${plus(a.points)}`)) || t("event.nothing_awarded") });
     case "score": return t("event.score", { camp: camp(event.camp), points: plus(event.points), reason: reason(event.reason) });
     case "table_swept": return t("event.table_swept", { who: who(event.seat), cards: cards(event.cards) });
     case "round_end": return t("event.round_end", { round: event.round + 1, scores: event.scores.join(" – ") });
