@@ -56,9 +56,9 @@ def create_in_lobby(page, base, preset="simple", target=None):
 
 
 def two_humans(base, preset="simple"):
-    created = requests.post(f"{base}/games", json={"players": 2, "rules": {"preset": preset}, "turn_timeout_seconds": None,
-                                                   "seats": [{"type": "human", "name": "Amina"},
-                                                             {"type": "human", "name": "Omar"}]}).json()
+    created = requests.post(f"{base}/games", json={
+        "players": 2, "rules": {"preset": preset}, "turn_timeout_seconds": None,
+        "seats": [{"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json()
     return created["game"], [t["token"] for t in created["tokens"]]
 
 

@@ -68,8 +68,9 @@ class Sweeper:
         noted, cut_off = 0, time.time() - older_than_seconds
         for game_id, entry in zip(game_ids, self.store.listed(game_ids), strict=True):
             doc = entry[2] if entry is not None else None
-            due = doc.get("move_due_at") if doc is not None else None
-            if due is not None and due < cut_off and owed_move(doc, game_from_dict(doc["engine"], record_events=False)):
+            if doc is None or (due := doc.get("move_due_at")) is None or due >= cut_off:
+                continue
+            if owed_move(doc, game_from_dict(doc["engine"], record_events=False)):
                 self.store.schedule.note_due_move(game_id, due)
                 noted += 1
         return noted
