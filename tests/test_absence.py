@@ -133,6 +133,10 @@ def test_three_missed_turns_in_a_row_forfeit_the_game_to_the_player_who_stayed(s
     missed = [e["missed"] for e in events if e["type"] == "turn_timeout"]
     assert missed == [1, 2] and all(e["seat"] == leaver_seat for e in events if e["type"] == "turn_timeout")
     assert events[-1] == {**events[-1], "type": "game_over", "reason": "forfeit", "seat": leaver_seat}
+    absent = [n for n in notices(service, stayer_auth) if n["type"] == "opponent_absent"]  # told at once
+    assert [(n["absent_seat"], n["missed"]) for n in absent] == [(leaver_seat, 1), (leaver_seat, 2)]
+    assert all(n["forfeit_at"] > n["at"] for n in absent)
+    assert not [n for n in notices(service, leaver_auth) if n["type"] == "opponent_absent"]
     won = {n["seat"]: n["won"] for auth in (stayer_auth, leaver_auth) for n in notices(service, auth)
            if n["type"] == "game_over"}
     assert won == {stayer_seat: True, leaver_seat: False}

@@ -538,3 +538,12 @@ def test_a_move_whose_note_a_failover_lost_is_noted_again_from_the_game_itself(s
     assert game["id"] in {game_id for game_id, _, _ in services.sweeper.stalled_games(0.1, limit=100_000)}
     services.moves.expire_turn(game["id"], game["version"])  # what the queued timer job does
     assert app.test_client().get(f"/games/{game['id']}").json["outcome"]["reason"] == "aborted"
+
+
+def test_the_others_hear_at_once_that_a_seat_was_left_to_a_bot(studio):
+    amina, omar = studio.sign_in(unique("user"), name="Amina"), studio.sign_in(unique("user"), name="Omar")
+    game_id = game_between(studio, amina["token"], omar["token"])
+    assert studio.client("POST", f"/games/{game_id}/seats/1/leave", omar["token"], json={"bot": "random"}).ok
+    told = [n for n in studio.client("GET", "/players/me/notices?after=0", amina["token"]).json()["notices"]
+            if n["type"] == "seat_left"]
+    assert [(n["game_id"], n["left_seat"], n["bot"]) for n in told] == [(game_id, 1, "random")]
