@@ -429,10 +429,22 @@ def play_human_games(client: Client, opponents: list[dict]):
         game_id = created.json()["game"]["id"]
         client.ledger.created("games", game_id)
         tokens = {t["seat"]: t["token"] for t in created.json()["tokens"]}
-        play_to_the_end(client, game_id, tokens)
+        if play_to_the_end(client, game_id, tokens) == "lost":
+            # Made in a second Redis lost: the client retries its create with its key, as the README
+            # says, and must get the game it was told of (same id and tokens), which it plays on.
+            again = client.call("POST", "/games", json=body, headers={"Idempotency-Key": key})
+            if again.status_code != 201 or again.json()["game"]["id"] != game_id or \
+                    {t["seat"]: t["token"] for t in again.json()["tokens"]} != tokens:
+                client.ledger.violate(f"the create of {game_id} retried after a lost second answered "
+                                      f"{again.status_code} {again.text[:160]}: not what the client was told")
+                return
+            with client.ledger.lock:
+                client.ledger.lost_to_crashes["games made again by their retry (kept)"] += 1
+            play_to_the_end(client, game_id, tokens)
 
 
-def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
+def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]) -> str | None:
+    """"lost" when the game went with a second a crash lost (its creator may make it again)."""
     version = 0
     while True:
         for seat, token in tokens.items():
@@ -440,15 +452,16 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
             view = client.call("GET", f"/games/{game_id}/view", headers=auth,
                                params={"after_version": version, "wait_seconds": 2} if len(tokens) == 1 else None)
             if view.status_code != 200:
-                # 404: made in a lost second; 401: made again after it by a retry, with new tokens
-                if not (view.status_code in (401, 404) and client.ledger.lost_with_a_crash("games", game_id)):
-                    client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
-                return
+                # 404: made in a lost second (401 would be a remake with other tokens: never now)
+                if view.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id):
+                    return "lost"
+                client.ledger.violate(f"view of {game_id} answered {view.status_code}: {view.text[:200]}")
+                return None
             state = view.json()
             version = state["version"]
             if state["status"] == "finished":
                 client.ledger.finished_seen_at[game_id] = time.time()
-                return
+                return None
             if seat not in state["awaiting"] or not state["legal_actions"]:
                 continue
             action = client.rng.choice(state["legal_actions"])
@@ -461,8 +474,8 @@ def play_to_the_end(client: Client, game_id: str, tokens: dict[int, str]):
                         client.ledger.acked.setdefault((game_id, seat), []).append((action["card"], time.time()))
                 if client.rng.random() < 0.2:
                     client.retry_compares("POST", f"/games/{game_id}/actions", answer, json=action, headers=headers)
-            elif answer.status_code in (401, 404) and client.ledger.lost_with_a_crash("games", game_id):
-                return
+            elif answer.status_code == 404 and client.ledger.lost_with_a_crash("games", game_id):
+                return "lost"
             elif answer.status_code not in (409, 412):
                 client.ledger.violate(f"action on {game_id} answered {answer.status_code}: {answer.text[:200]}")
 
