@@ -16,8 +16,11 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
                       "ACTIVE_GAME_TTL": 2, "FINISHED_GAME_TTL": 1,
                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
     client, sweeper, redis = app.test_client(), app.services.sweeper, app.services.store.redis
-    open_game = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}]}).json
-    active = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}]}).json
+    untimed = {"turn_timeout_seconds": None}  # an active game's time starts after its turn timer: none here
+    open_game = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "open"}],
+                                            **untimed}).json
+    active = client.post("/games", json={"players": 2, "seats": [{"type": "human"}, {"type": "human"}],
+                                         **untimed}).json
     active_id, tokens = active["game"]["id"], {t["seat"]: t["token"] for t in active["tokens"]}
     assert 0 < redis.ttl(state_key(open_game["game"]["id"])) <= 1
     assert 0 < redis.ttl(state_key(active_id)) <= 2

@@ -511,6 +511,7 @@ def test_the_leaderboard_page_lists_a_pool(page, live_server):
 
 def test_the_tournaments_page_starts_one_follows_it_live_and_a_player_enters_an_open_one(page, live_server):
     page.goto(f"{live_server}/#/tournaments")
+    expect(page.locator("#t-bots label")).to_have_count(2)
     labels = [text.split("\n")[0].strip() for text in page.locator("#t-bots label").all_inner_texts()]
     assert labels[:2] == ["Bot 1", "Bot 2"], labels  # numbered in order
     page.fill("#t-opens", "0")
