@@ -314,3 +314,22 @@ def read_stream(url, events, headers):
 
 def ids_of(events):
     return [data["_id"] for _, data in events]
+
+
+def test_a_tournament_of_bots_plays_inside_an_app_as_in_the_public_one(server, worker, redis_url):
+    """Issue 64, 1: created with an app's key, a bots' tournament was a 500 and never started (RQ
+    refuses a job id with the app separator `~`); it plays as a public one does."""
+    from app import create_app
+    base, _ = server
+    _, keys = create_app({"REDIS_URL": redis_url}).services.apps.create("Club")  # this process's secret
+    in_app = {"X-Ronda-App": keys["client"]}
+    made = requests.post(f"{base}/tournaments", headers=in_app, json={
+        "format": "round_robin", "entrants": ["greedy", "random"], "games_per_pairing": 2,
+        "rules": {"preset": "simple", "target": 11}})
+    assert made.status_code == 201, made.text
+    deadline = time.monotonic() + 120
+    while (found := requests.get(f"{base}/tournaments/{made.json()['id']}", headers=in_app).json())["status"] \
+            != "finished":
+        assert time.monotonic() < deadline, found
+        time.sleep(0.5)
+    assert sum(row["games"] for row in found["standings"]) == 4  # two games, each counted for both

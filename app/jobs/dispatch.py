@@ -136,7 +136,8 @@ class RQDispatcher:
 
     def match_game(self, match_id: str, index: int, waiting: set[str] | None = None) -> bool:
         return self._once(self._queues_of(match_id)[1], "workers.jobs.play_match_game", (match_id, index),
-                          f"match-{match_id}-{index}", {**self.options, "job_timeout": MATCH_GAME_TIMEOUT}, waiting)
+                          f"match-{job_safe(match_id)}-{index}", {**self.options, "job_timeout": MATCH_GAME_TIMEOUT},
+                          waiting)
 
     def match_games_again(self, match_id: str, indexes: list[int]) -> int:
         """The match's games not played yet, each queued again unless its job waits or runs: how many were."""
