@@ -334,3 +334,18 @@ def test_a_key_made_before_the_two_kinds_works_as_both_until_the_apps_first_serv
     apps.rotate(made["id"], "server", 0)
     apps._forget(made["id"])
     assert apps.app_of_key(legacy) == (made["id"], "client")  # its webhooks now take the server key
+
+
+@pytest.mark.parametrize("path", ["/admin/apps", "/games", "/players"])
+def test_options_with_an_idempotency_key_neither_reserves_nor_replays_it(base, path):
+    """Issue 62, 5 (schemathesis found it: OPTIONS with an Idempotency-Key was a 500): idempotency
+    is for unsafe methods; a preflight with the key leaves it to the POST that follows."""
+    key = {"Idempotency-Key": f"options-{path}-{time.time()}"}
+    preflight = requests.options(f"{base}{path}", headers={**operator(), **key})
+    assert preflight.status_code in (200, 204), preflight.text
+    body = {"/admin/apps": {"name": "After a preflight"}, "/games": {"players": 2},
+            "/players": {"name": "Amina"}}[path]
+    first = requests.post(f"{base}{path}", json=body, headers={**operator(), **key})
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
+    again = requests.post(f"{base}{path}", json=body, headers={**operator(), **key})
+    assert again.headers["Idempotent-Replayed"] == "true"

@@ -54,8 +54,8 @@ def _scope(key: str) -> str:
 
 def replay_or_reserve():
     key = request.headers.get("Idempotency-Key")
-    if key is None or request.endpoint not in IDEMPOTENT_ENDPOINTS:
-        return None
+    if key is None or request.method != "POST" or request.endpoint not in IDEMPOTENT_ENDPOINTS:
+        return None  # a safe method (OPTIONS, a preflight) never reserves nor replays a key
     if not 1 <= len(key) <= 255:
         raise InvalidIdempotencyKey("a key is 1 to 255 characters")
     records = services().requests
