@@ -12,7 +12,9 @@ derives it again. Rotation makes a new key of one kind and keeps the old one of
 that kind valid for a grace period; revocation stops every key at once, and the operator can undo
 it. A process remembers an app for `CACHE_SECONDS`, so a rotation's end or a revocation holds
 everywhere within that time, and a request with an app key costs no read of the store most of the
-time. A key made before there were two kinds works as both until the app's first server key.
+time. A key the process does not know is read again at once, so a key `rotate` or `restore` just
+answered works on every process at its first use. A key made before there were two kinds works as
+both until the app's first server key.
 """
 
 import base64
@@ -135,11 +137,11 @@ class AppService:
             return PUBLIC_APP, None
         app_id = next((key[len(prefix):].split(".", 1)[0] for prefix in KEY_PREFIXES.values()
                        if key.startswith(prefix)), "")
-        doc = self._cached(app_id) if app_id else None
         digest, now = token_digest(key), time.time()
-        keys = [] if doc is None or doc["revoked_at"] else doc["keys"]
-        found = next((k for k in keys if hmac.compare_digest(k["hash"], digest) and (k["expires_at"] or now + 1) > now),
-                     None)
+        found, keys = _key_of(self._cached(app_id) if app_id else None, digest, now)
+        if found is None and app_id:  # a key made since this process remembered the app: read it again
+            self._forget(app_id)
+            found, keys = _key_of(self._cached(app_id), digest, now)
         if found is None:
             raise InvalidAppKey("this X-Ronda-App key is not known, was revoked or its grace period ended")
         kind = _kind(found)
@@ -198,3 +200,11 @@ class AppService:
 def _kind(key: dict) -> str:
     """A stored key's kind: `both` for a key of before the two kinds."""
     return key.get("kind", BOTH)
+
+
+def _key_of(doc: dict | None, digest: str, now: float) -> tuple[dict | None, list[dict]]:
+    """The app's live key with this digest (or None), and the app's keys (none while revoked)."""
+    keys = [] if doc is None or doc["revoked_at"] else doc["keys"]
+    found = next((k for k in keys if hmac.compare_digest(k["hash"], digest) and (k["expires_at"] or now + 1) > now),
+                 None)
+    return found, keys
