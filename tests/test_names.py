@@ -18,6 +18,15 @@ REFUSED = {
     "blank": "   ",
     "empty": "",
     "41 characters": "a" * 41,
+    # Issue 62, 5: what renders as nothing or breaks a line.
+    "a Hangul filler": "\u3164",
+    "a blank Braille pattern": "\u2800",
+    "a line separator": "a\u2028b",
+    "a paragraph separator": "a\u2029b",
+    "a noncharacter": "\uffff",
+    "private use": "\ue000",
+    "Hangul choseong and jungseong fillers": "\u115f\u1160",
+    "a halfwidth Hangul filler": "A\uffa0",
 }
 KEPT = {"Arabic": "أمينة", "French accents": "Hélène Léa", "emoji": "Omar 🂡", "an emoji sequence": "👩‍👩‍👧",
         "Darija in Latin letters": "Mimoun l'3arbi"}

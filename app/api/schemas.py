@@ -48,10 +48,18 @@ class Boolean(fields.Boolean):
         return value
 
 
+# Characters that render as nothing or break a line: controls and formats, line and paragraph
+# separators, private use, unassigned code points (noncharacters too); and the fillers, letters of
+# their scripts that draw a blank (Hangul fillers, the blank Braille pattern).
+_UNSEEN = ("Cc", "Cf", "Zl", "Zp", "Co", "Cn")
+_FILLERS = frozenset("\u3164\u2800\u115f\u1160\uffa0")
+
+
 class PersonName(fields.String):
     """A name a person types (a player, a seat, a bot, an app): NFC-normalised, 1 to 40 characters,
-    no control, format (bidi overrides, zero-width spaces) or unpaired surrogate characters, and
-    something visible in it. Arabic, accents and emoji (joiners included) are names like any other."""
+    no control, format (bidi overrides, zero-width spaces), line-breaking, private-use, unassigned,
+    filler or unpaired surrogate characters, and something visible in it. Arabic, accents and
+    emoji (joiners included) are names like any other."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("metadata", {}).setdefault(
@@ -64,9 +72,10 @@ class PersonName(fields.String):
             raise ValidationError("a name may not hold an unpaired surrogate")
         text = unicodedata.normalize("NFC", text)
         unwanted = sorted({f"U+{ord(c):04X}" for c in text
-                           if unicodedata.category(c) in ("Cc", "Cf") and c not in _JOINERS})
+                           if (unicodedata.category(c) in _UNSEEN and c not in _JOINERS) or c in _FILLERS})
         if unwanted:
-            raise ValidationError(f"a name may not hold control or format characters ({', '.join(unwanted)})")
+            raise ValidationError("a name may not hold control, format, line-breaking, private-use, unassigned or "
+                                  f"filler characters ({', '.join(unwanted)})")
         if all(c.isspace() or c in _JOINERS for c in text):
             raise ValidationError("a name needs a visible character")
         return text

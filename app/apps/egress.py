@@ -28,13 +28,30 @@ def refused_host(url: str) -> str | None:
     """Why a URL may not be registered without private networks allowed (None: it may). Only what
     the URL says is judged here; a host name is resolved at each attempt instead (names move)."""
     host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
+    name = host.rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
         return f"{host} is this machine"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
+    address = _numeric_address(name)
+    if address is None:
         return None
-    return None if _routable(address) else f"{host} is not a public address"
+    said = host if str(address) == host else f"{host} ({address})"
+    return None if _routable(address) else f"{said} is not a public address"
+
+
+def _numeric_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a numeric host names, in every form a resolver takes: dotted, but also one
+    number (`2130706433`), hexadecimal (`0x7f000001`), octal parts (`0177.0.0.1`) or short
+    (`127.1`), as inet_aton reads them; None for a name."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    if not host or not all(part.isalnum() for part in host.split(".")) or not host.split(".")[-1][0].isdigit():
+        return None  # a name: its last label starts with a letter (a top-level domain never starts with a digit)
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
 
 
 def post(url: str, body: bytes, headers: dict[str, str], timeout: float, private_allowed: bool,
@@ -109,10 +126,29 @@ def _connected(addresses: list[str], port: int, timeout: float | None, cut: thre
     raise failure
 
 
+NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+
+
 def _routable(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
+    """Globally routable, and so is every IPv4 address an IPv6 one carries inside it: mapped,
+    NAT64 (its last 32 bits), 6to4 (`2002:<v4>::`) and Teredo (its server and client), which Python
+    calls global whatever they carry."""
+    inside = _carried_ipv4(address) if isinstance(address, ipaddress.IPv6Address) else []
+    if inside:
+        return all(_routable(carried) for carried in inside)
     return address.is_global and not address.is_multicast
+
+
+def _carried_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    if address.ipv4_mapped:
+        return [address.ipv4_mapped]
+    if any(address in network for network in NAT64):
+        return [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)]
+    if address.sixtofour:
+        return [address.sixtofour]
+    if address.teredo:
+        return list(address.teredo)
+    return []
 
 
 class _PinnedHTTP(http.client.HTTPConnection):
