@@ -78,7 +78,8 @@ class Services:
                                        config["WEBHOOK_PAUSE_SECONDS"], config["WEBHOOK_PRIVATE_NETWORKS"],
                                        config["WEBHOOK_DISABLE_AFTER_SECONDS"])
         self.attempts = ConcurrentAttempts(self.webhooks.attempt, self.webhooks.endpoint_of,
-                                           config["WEBHOOK_THREADS"], config["WEBHOOK_PER_ENDPOINT"])
+                                           config["WEBHOOK_THREADS"], config["WEBHOOK_PER_ENDPOINT"],
+                                           config["WEBHOOK_PER_APP"])
         self.players = PlayerService(PlayerStore(client, inboxes, config["PLAYER_IDLE_TTL"],
                                                  counted_ttl=2 * config["FINISHED_GAME_TTL"]),
                                      self.ladders, utc_now, secret_key(config), self.webhooks, self.apps.quotas)

@@ -534,3 +534,50 @@ def test_an_endpoint_that_gives_no_answer_is_paused_and_no_other_delivery_waits_
     finally:
         other.server.shutdown()
         deployment.close()
+
+
+def test_an_answer_whose_head_the_deadline_cut_is_a_failed_attempt_whatever_its_status_line_said():
+    """Issue 62, 1: a receiver that answers `HTTP/1.1 200 OK` at once, then trickles its headers,
+    was recorded delivered (http.client ends a head cut short without a word and keeps the 200)."""
+    import ssl
+
+    from app.apps import egress
+    receiver = TricklingReceiver(head=b"HTTP/1.1 200 OK\r\n")
+    try:
+        with pytest.raises(TimeoutError, match="head"):
+            egress.post(receiver.url, b"{}", {"Content-Type": "application/json"}, timeout=0.5,
+                        private_allowed=True, context=ssl.create_default_context())
+        assert receiver.requests == 1
+    finally:
+        receiver.close()
+
+
+def test_apps_whose_receivers_all_hang_leave_another_app_its_attempts():
+    """Issue 62, 1: two apps of ten endpoints each whose attempts never end hold at most their share
+    of the pool; a third app's delivery is attempted while they still hang."""
+    from app.apps.attempts import ConcurrentAttempts
+    release, quiet_done = threading.Event(), threading.Event()
+    started: list[str] = []
+
+    def attempt(app_id, delivery_id):
+        started.append(app_id)
+        if app_id == "quiet":
+            quiet_done.set()
+        else:
+            release.wait(60)
+        return True
+
+    attempts = ConcurrentAttempts(attempt, lambda app_id, delivery_id: delivery_id.split("/")[0],
+                                  threads=8, per_endpoint=2, per_app=2)
+    try:
+        for app_id in ("hanging", "trickling"):
+            for endpoint in range(10):
+                for n in range(3):
+                    attempts.submit(app_id, f"{endpoint}/{n}")
+        attempts.submit("quiet", "0/0")
+        assert quiet_done.wait(30), f"the quiet app waited behind {len(started)} hung attempts"
+        assert started.count("hanging") <= 2 and started.count("trickling") <= 2  # each held to its share
+    finally:
+        release.set()
+        attempts.pool.shutdown(wait=True)
+    assert started.count("hanging") == started.count("trickling") == 30  # every delivery attempted in the end

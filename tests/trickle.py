@@ -9,7 +9,9 @@ class TricklingReceiver:
     """An endpoint that takes a request, then answers a byte every half second: each within the
     socket timeout, the whole answer never. It counts the requests it was sent."""
 
-    def __init__(self):
+    def __init__(self, head: bytes = b""):
+        """`head`: sent at once before the trickle (a status line, say: the head then never ends)."""
+        self.head = head
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
         self.requests = 0
@@ -28,7 +30,9 @@ class TricklingReceiver:
     def _trickle(self, connection):
         with connection:
             connection.recv(65536)
-            for byte in b"HTTP/1.1 204 No Content\r\n" * 10:
+            if self.head:
+                connection.sendall(self.head)
+            for byte in (b"X-Slow: 1\r\n" if self.head else b"HTTP/1.1 204 No Content\r\n") * 10:
                 if self.stop.wait(0.5):
                     return
                 try:

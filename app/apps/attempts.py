@@ -1,9 +1,12 @@
-"""Webhook attempts of one process, each endpoint's apart: an endpoint that is slow to answer holds
-up only its own deliveries, never another endpoint's (any app's).
+"""Webhook attempts of one process, each endpoint's and each app's apart: an endpoint that is slow
+to answer holds up only its own deliveries, and an app whose endpoints are all slow holds up only
+its own, never another app's (issue 62: two apps of ten trickling endpoints each kept a quiet
+app's deliveries waiting 6 to 15 s).
 
-Attempts run on a pool of threads, at most `per_endpoint` at once to one endpoint; a delivery
-whose endpoint has its share under way waits in that endpoint's own line, in order, and is
-attempted as soon as one of them ends. A line lives in this process only: every delivery is leased
+Attempts run on a pool of threads, at most `per_endpoint` at once to one endpoint and `per_app` to
+one app (a fair share of the pool: fewer than its threads, so no app takes them all); a delivery
+that finds its endpoint's or its app's share under way waits in its endpoint's own line, in order,
+and is attempted as soon as one of them ends. A line lives in this process only: every delivery is leased
 in the store before it is attempted (WebhookService.attempt), so one lost with the process is
 queued again by the sweep when its lease runs out.
 """
@@ -21,24 +24,35 @@ log = logging.getLogger(__name__)
 
 class ConcurrentAttempts:
     def __init__(self, attempt: Callable[[str, str], bool], endpoint_of: Callable[[str, str], str | None],
-                 threads: int, per_endpoint: int):
+                 threads: int, per_endpoint: int, per_app: int):
         """`attempt(app id, delivery id)` makes one attempt; `endpoint_of(app id, delivery id)`
-        names the delivery's endpoint (None for a delivery gone)."""
-        self.attempt, self.endpoint_of, self.per_endpoint = attempt, endpoint_of, per_endpoint
+        names the delivery's endpoint (None for a delivery gone); at most `per_endpoint` attempts
+        at once to one endpoint and `per_app` to one app's endpoints together."""
+        self.attempt, self.endpoint_of = attempt, endpoint_of
+        self.per_endpoint, self.per_app = per_endpoint, per_app
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="ronda-webhook")
         self._running: Counter[tuple[str, str | None]] = Counter()
+        self._running_apps: Counter[str] = Counter()
         self._lines: dict[tuple[str, str | None], deque[str]] = {}
         self._lock = threading.Lock()
 
     def submit(self, app_id: str, delivery_id: str):
-        """Attempt the delivery on a thread of the pool, or after its endpoint's attempts under way."""
+        """Attempt the delivery on a thread of the pool, or after the attempts under way of its
+        endpoint (or of its app, when the app has its share under way)."""
         endpoint = (app_id, self.endpoint_of(app_id, delivery_id))
         with self._lock:
-            if self._running[endpoint] >= self.per_endpoint:
+            if not self._has_room(endpoint):
                 self._lines.setdefault(endpoint, deque()).append(delivery_id)
                 return
-            self._running[endpoint] += 1
+            self._start(endpoint)
         self.pool.submit(self._run, endpoint, delivery_id)
+
+    def _has_room(self, endpoint: tuple[str, str | None]) -> bool:
+        return self._running[endpoint] < self.per_endpoint and self._running_apps[endpoint[0]] < self.per_app
+
+    def _start(self, endpoint: tuple[str, str | None]):
+        self._running[endpoint] += 1
+        self._running_apps[endpoint[0]] += 1
 
     def _run(self, endpoint: tuple[str, str | None], delivery_id: str | None):
         while delivery_id is not None:
@@ -48,11 +62,25 @@ class ConcurrentAttempts:
             except Exception:  # the store dropped, say: the delivery's lease brings it back
                 log.exception("webhook attempt of %s failed", delivery_id)
             with self._lock:
-                line = self._lines.get(endpoint)
-                delivery_id = line.popleft() if line else None
-                if line is not None and not line:
+                self._end(endpoint)
+                endpoint, delivery_id = self._next_of(endpoint)
+
+    def _end(self, endpoint: tuple[str, str | None]):
+        self._running[endpoint] -= 1
+        self._running_apps[endpoint[0]] -= 1
+        self._running += Counter()  # counts at nought dropped (a Counter's + keeps the positive ones)
+        self._running_apps += Counter()
+
+    def _next_of(self, done: tuple[str, str | None]) -> tuple[tuple[str, str | None], str | None]:
+        """The delivery this thread attempts next: its endpoint's next, else the next of another
+        endpoint of the same app that waited for the app's share (each line in order)."""
+        lines = [done, *(endpoint for endpoint in self._lines if endpoint[0] == done[0] and endpoint != done)]
+        for endpoint in lines:
+            line = self._lines.get(endpoint)
+            if line and self._has_room(endpoint):
+                delivery_id = line.popleft()
+                if not line:
                     del self._lines[endpoint]
-                if delivery_id is None:
-                    self._running[endpoint] -= 1
-                    if not self._running[endpoint]:
-                        del self._running[endpoint]
+                self._start(endpoint)
+                return endpoint, delivery_id
+        return done, None

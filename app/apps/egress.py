@@ -77,7 +77,7 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float, private
     watchdog.start()
     try:
         connection.request("POST", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""), body, headers)
-        return connection.getresponse().status  # the body is not read: only the status counts
+        status = connection.getresponse().status  # the body is not read: only the status counts
     except (OSError, http.client.HTTPException) as error:
         if cut.is_set():
             raise TimeoutError(f"no whole answer within the attempt's deadline ({deadline:g} s)") from error
@@ -85,6 +85,9 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float, private
     finally:
         watchdog.cancel()
         connection.close()
+    if cut.is_set():  # http.client ends a head cut short without a word and keeps its status line's code
+        raise TimeoutError(f"the answer's head did not come whole within the attempt's deadline ({deadline:g} s)")
+    return status
 
 
 def _cut_off(connection: http.client.HTTPConnection, cut: threading.Event):

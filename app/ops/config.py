@@ -149,6 +149,9 @@ class Config:
     WEBHOOK_DISABLE_AFTER_SECONDS = float(os.environ.get("RONDA_WEBHOOK_DISABLE_AFTER_SECONDS", 5 * 24 * 3600))
     WEBHOOK_THREADS = int(os.environ.get("RONDA_WEBHOOK_THREADS", 32))
     WEBHOOK_PER_ENDPOINT = int(os.environ.get("RONDA_WEBHOOK_PER_ENDPOINT", 2))
+    # An app's attempts at once, all its endpoints together: a share of the threads, so apps whose
+    # receivers hang or trickle leave the others' deliveries their threads.
+    WEBHOOK_PER_APP = int(os.environ.get("RONDA_WEBHOOK_PER_APP", max(1, WEBHOOK_THREADS // 4)))
     # Correspondence play: a human's turn timer may run up to 14 days; a `turn_reminder` is sent
     # when this fraction of a turn of at least TURN_REMINDER_MIN_SECONDS has passed (0: never).
     TURN_REMINDER_FRACTION = float(os.environ.get("RONDA_TURN_REMINDER_FRACTION", 0.75))
