@@ -116,7 +116,10 @@ def quotas(config: dict, whose: str) -> dict[str, int]:
     return {"requests_per_minute": config[f"{whose}_REQUESTS_PER_MINUTE"], "live_games": config[f"{whose}_LIVE_GAMES"],
             "players": config[f"{whose}_PLAYERS"], "live_games_per_player": config[f"{whose}_LIVE_GAMES_PER_PLAYER"],
             "rated_min_games": config[f"{whose}_RATED_MIN_GAMES"],
-            "rated_min_account_seconds": config[f"{whose}_RATED_MIN_ACCOUNT_SECONDS"]}
+            "rated_min_account_seconds": config[f"{whose}_RATED_MIN_ACCOUNT_SECONDS"],
+            "players_per_address_hour": config[f"{whose}_PLAYERS_PER_ADDRESS_HOUR"],
+            "players_per_key_hour": config[f"{whose}_PLAYERS_PER_KEY_HOUR"],
+            "client_creates_players": config[f"{whose}_CLIENT_CREATES_PLAYERS"]}
 
 
 def secret_key(config: dict) -> bytes:

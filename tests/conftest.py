@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-# Every test registers its bots from 127.0.0.1, run after run against a Redis that outlives the
-# run (CI's), so the per-address registration limits are off here, for the processes tests start
+# Every test registers its bots and makes its players from 127.0.0.1, run after run against a Redis
+# that outlives the run (CI's), so the per-address limits are off here, for the processes tests start
 # too; test_outside_bots checks the limits with its own settings.
 os.environ["RONDA_BOT_REGISTRATIONS_PER_HOUR"] = os.environ["RONDA_BOTS_PER_ADDRESS"] = "0"
+os.environ["RONDA_APP_PLAYERS_PER_ADDRESS_HOUR"] = "0"  # players too; test_apps checks the cap with its own
 
 from redis_server import OwnRedisServer, RedisClusterServers, RedisServer
 

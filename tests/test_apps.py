@@ -349,3 +349,24 @@ def test_options_with_an_idempotency_key_neither_reserves_nor_replays_it(base, p
     assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
     again = requests.post(f"{base}{path}", json=body, headers={**operator(), **key})
     assert again.headers["Idempotent-Replayed"] == "true"
+
+
+def test_one_address_cannot_spend_an_apps_players_and_an_app_can_make_them_from_its_server_only(base):
+    """Issue 62, 4: 291 players in 30 s from one address with a client key, no 429. Players made
+    with the client key count on their address's hour (and the key's); the server's do not."""
+    made = requests.post(f"{base}/admin/apps", json={"name": "Capped", "quotas": {"players_per_address_hour": 3}},
+                         headers=operator()).json()
+    client, server = {"X-Ronda-App": made["client_key"]}, {"X-Ronda-App": made["server_key"]}
+    answers = [requests.post(f"{base}/players", json={"name": "Throwaway"}, headers=client) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert answers[-1].json()["budget"] == "players_per_address"
+    assert 1 <= int(answers[-1].headers["Retry-After"]) <= 3600  # the hour's end
+    assert requests.post(f"{base}/players", json={"name": "By the server"}, headers=server).status_code == 201
+    changed = requests.patch(f"{base}/admin/apps/{made['app']['id']}/quotas", json={"client_creates_players": 0},
+                             headers=operator())
+    assert changed.status_code == 200 and changed.json()["quotas"]["client_creates_players"] == 0
+    closed = requests.post(f"{base}/players", json={"name": "Client"}, headers=client)
+    assert closed.status_code == 403 and closed.json()["code"] == "server_key_required"
+    signed = requests.post(f"{base}/apps/me/players/sign-in", json={"external_id": "u-1", "name": "Signed"},
+                           headers=server)
+    assert signed.status_code == 200 and signed.json()["created"]

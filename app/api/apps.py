@@ -38,6 +38,12 @@ class Quotas(Answer):
         "description": "finished games a player has played before their first rated one (403 `rated_play_locked`)"})
     rated_min_account_seconds = fields.Integer(required=True, metadata={
         "description": "how old a player's account is before their first rated game (403 `rated_play_locked`)"})
+    players_per_address_hour = fields.Integer(required=True, metadata={
+        "description": "players made with the client key from one address in an hour (429 `players_per_address`)"})
+    players_per_key_hour = fields.Integer(required=True, metadata={
+        "description": "players made with the client key in an hour, all addresses (429 `players_per_key`)"})
+    client_creates_players = fields.Integer(required=True, metadata={
+        "description": "1: the client key makes players (createPlayer); 0: only the app's server does (sign-in)"})
 
 
 class QuotasRequest(Schema):
@@ -47,6 +53,9 @@ class QuotasRequest(Schema):
     live_games_per_player = Integer(validate=validate.Range(min=0))
     rated_min_games = Integer(validate=validate.Range(min=0))
     rated_min_account_seconds = Integer(validate=validate.Range(min=0))
+    players_per_address_hour = Integer(validate=validate.Range(min=0))
+    players_per_key_hour = Integer(validate=validate.Range(min=0))
+    client_creates_players = Integer(validate=validate.OneOf((0, 1)))
 
 
 class AppKeyState(Answer):

@@ -1,7 +1,7 @@
 """/players and /leaderboards: people who outlive a seat token, their games and notices, and the
 ladders of every pool."""
 
-from flask import url_for
+from flask import g, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
@@ -12,8 +12,8 @@ from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .tenancy import acting_player, current_app_id, server_app
 from .bodies import header_turn_id
-from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, services,
-                     token_first)
+from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, request_address,
+                     services, token_first)
 from .smorest import Blueprint
 from .schemas import Answer, GameSummary, Integer, Outcome, PersonName, PlayerNotice, Record, TurnsQuery
 
@@ -176,7 +176,8 @@ class Players(MethodView):
         """
         app_id = current_app_id()
         player, token = services().players.register(body["name"], idempotency.resource_id(), app_id,
-                                                    admit=lambda: services().apps.admit_player(app_id))
+                                                    admit=lambda: services().apps.admit_player(
+                                                        app_id, g.get("key_kind"), request_address()))
         return {"player": player, "token": token}, {"Location": url_for("players.PlayerResource",
                                                                         player_id=player["id"])}
 

@@ -24,7 +24,7 @@ import secrets
 import threading
 import time
 
-from ..errors import AppNotFound, InvalidAppKey, QuotaExceeded
+from ..errors import AppNotFound, InvalidAppKey, QuotaExceeded, ServerKeyRequired
 from ..games.seats import token_digest
 from ..ops.scope import PUBLIC_APP
 from .store import AppStore
@@ -33,7 +33,8 @@ CLIENT, SERVER, BOTH = "client", "server", "both"
 KEY_PREFIXES = {CLIENT: "rapp.", SERVER: "rsrv."}
 CACHE_SECONDS = 2.0
 QUOTAS = ("requests_per_minute", "live_games", "players", "live_games_per_player", "rated_min_games",
-          "rated_min_account_seconds")
+          "rated_min_account_seconds", "players_per_address_hour", "players_per_key_hour", "client_creates_players")
+HOUR = 3600
 
 
 class AppService:
@@ -155,9 +156,23 @@ class AppService:
         doc = self._cached(app_id)
         return {**self.default_quotas, **doc["quotas"]} if doc else self.default_quotas  # an app of before a quota
 
-    def admit_player(self, app_id: str):
-        """Count a new player of the app; 429 when it has its quota of players."""
-        quota = self.quotas(app_id)["players"]
+    def admit_player(self, app_id: str, key_kind: str | None = SERVER, address: str = ""):
+        """Count a new player of the app; 429 when it has its quota of players. A player made with
+        the client key (or none) also counts on its address's and its key's players this hour, so
+        one address cannot spend the app's quota (429 with the hour's end as Retry-After); the app
+        can leave making players to its server alone (403)."""
+        quotas = self.quotas(app_id)
+        if key_kind not in (SERVER, BOTH):
+            if not quotas["client_creates_players"]:
+                raise ServerKeyRequired("this app makes its players from its server (sign-in): not with its client key")
+            hour = int(time.time() // HOUR)
+            caps = (("players_per_address", f"address:{address}", quotas["players_per_address_hour"]),
+                    ("players_per_key", "key", quotas["players_per_key_hour"]))
+            for budget, scope, cap in caps:
+                if cap and not self.store.count_made_player(app_id, scope, hour, cap):
+                    raise QuotaExceeded(f"{cap} players an hour are made here at most ({budget})", budget=budget,
+                                        retry_after=max(1, int((hour + 1) * HOUR - time.time())))
+        quota = quotas["players"]
         if not self.store.add_player(app_id, quota):
             raise QuotaExceeded(f"this app has its quota of {quota} players", budget="app_players")
 

@@ -5,7 +5,7 @@ import json
 import time
 
 from ..ops.connection import RedisClient
-from ..ops.keys import APPS_KEY, app_key, app_players_key
+from ..ops.keys import APPS_KEY, app_key, app_players_key, app_players_made_key
 
 
 class AppStore:
@@ -33,6 +33,19 @@ class AppStore:
         count = self.redis.incr(app_players_key(app_id))
         if quota and count > quota:
             self.redis.decr(app_players_key(app_id))
+            return False
+        return True
+
+    def count_made_player(self, app_id: str, scope: str, hour: int, cap: int) -> bool:
+        """One more player made by `scope` (an address, the client key) in this hour, unless it made
+        `cap` already; its count expires with the hour."""
+        key = app_players_made_key(app_id, scope, hour)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.incr(key)
+        pipe.expire(key, 2 * 3600)
+        count = pipe.execute()[0]
+        if count > cap:
+            self.redis.decr(key)
             return False
         return True
 

@@ -123,6 +123,14 @@ class Config:
     PUBLIC_PLAYERS = int(os.environ.get("RONDA_PUBLIC_PLAYERS", 0))
     # A person's live timed games at once (a quick-play ticket meanwhile is 409; 0: no limit), and
     # what a player has done before their first rated game (finished games, account age in seconds).
+    # Players made a hour with the client key (or none, the public app's), from one address and for
+    # the whole key (0: no cap); `client_creates_players` 0: only the app's server makes players.
+    APP_PLAYERS_PER_ADDRESS_HOUR = int(os.environ.get("RONDA_APP_PLAYERS_PER_ADDRESS_HOUR", 100))
+    PUBLIC_PLAYERS_PER_ADDRESS_HOUR = int(os.environ.get("RONDA_PUBLIC_PLAYERS_PER_ADDRESS_HOUR", 0))
+    APP_PLAYERS_PER_KEY_HOUR = int(os.environ.get("RONDA_APP_PLAYERS_PER_KEY_HOUR", 5000))
+    PUBLIC_PLAYERS_PER_KEY_HOUR = int(os.environ.get("RONDA_PUBLIC_PLAYERS_PER_KEY_HOUR", 0))
+    APP_CLIENT_CREATES_PLAYERS = int(os.environ.get("RONDA_APP_CLIENT_CREATES_PLAYERS", 1))
+    PUBLIC_CLIENT_CREATES_PLAYERS = 1
     APP_LIVE_GAMES_PER_PLAYER = int(os.environ.get("RONDA_APP_LIVE_GAMES_PER_PLAYER", 1))
     PUBLIC_LIVE_GAMES_PER_PLAYER = int(os.environ.get("RONDA_PUBLIC_LIVE_GAMES_PER_PLAYER", 1))
     APP_RATED_MIN_GAMES = int(os.environ.get("RONDA_APP_RATED_MIN_GAMES", 0))

@@ -213,6 +213,11 @@ def app_players_key(app_id: str) -> str:
     return f"{{app:{app_id}}}:players"
 
 
+def app_players_made_key(app_id: str, scope: str, hour: int) -> str:
+    """How many players `scope` (an address, the client key) made in the app in one hour."""
+    return f"{{app:{app_id}}}:players-made:{scope}:{hour}"
+
+
 def app_external_ids_key(app_id: str) -> str:
     """The app's own ids of its people (external id -> player id), in the app's slot: sign-in finds
     or makes one player per external id."""
