@@ -1,5 +1,6 @@
 """The Flask app: `create_app()` builds it around the engine, the store and the bots."""
 
+import hmac
 import time
 
 from flask import Flask, g, request
@@ -88,15 +89,21 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
 
     @app.get("/metrics")
     def prometheus_metrics():
+        """Each tenant's figures (series with an `app` label) go to the operator alone, who scrapes
+        with `Authorization: Bearer <RONDA_OPERATOR_KEY>`; anyone else reads the deployment's."""
         for queue, depth in services.dispatcher.queue_depths().items():
             metrics.QUEUE_DEPTH.labels(queue).set(depth)
-        app_ids = ["public", *services.apps.store.ids()]  # a scrape's round trips are the same for 1 app or 1,000
-        deliveries = services.webhooks.counts(app_ids)
-        for app_id, live in services.store.listings.live_counts(app_ids).items():
-            metrics.APP_LIVE_GAMES.labels(app_id).set(live)
-            for status in ("pending", "failed"):
-                metrics.APP_DELIVERIES.labels(app_id, status).set(deliveries[app_id].get(status, 0))
-        body, content_type = metrics.exposition()
+        configured = app.config["OPERATOR_KEY"]
+        operator = bool(configured) and hmac.compare_digest(request.headers.get("Authorization", ""),
+                                                            f"Bearer {configured}")
+        if operator:
+            app_ids = ["public", *services.apps.store.ids()]  # a scrape's round trips: the same for 1 app or 1,000
+            deliveries = services.webhooks.counts(app_ids)
+            for app_id, live in services.store.listings.live_counts(app_ids).items():
+                metrics.APP_LIVE_GAMES.labels(app_id).set(live)
+                for status in ("pending", "failed"):
+                    metrics.APP_DELIVERIES.labels(app_id, status).set(deliveries[app_id].get(status, 0))
+        body, content_type = metrics.exposition(tenants=operator)
         return app.response_class(body, mimetype=content_type)
 
     @app.before_request

@@ -207,7 +207,9 @@ def test_metrics_count_each_apps_requests_live_games_and_deliveries(base):
     app, key = new_app(base, "Measured")
     open_game(base, key)
     open_game(base, key)
-    text = requests.get(f"{base}/metrics").text
+    public = requests.get(f"{base}/metrics").text  # issue 62, 2: a tenant never reads another's figures
+    assert app["id"] not in public and "ronda_app_" not in public and "ronda_http_requests_total" in public
+    text = requests.get(f"{base}/metrics", headers=operator()).text
     assert f'ronda_app_live_games{{app="{app["id"]}"}} 2.0' in text
     assert f'ronda_app_requests_total{{app="{app["id"]}"}} 2.0' in text
     assert f'ronda_app_webhook_deliveries{{app="{app["id"]}",status="failed"}} 0.0' in text
@@ -244,7 +246,8 @@ def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_r
     import redis.connection
 
     from app import create_app
-    app = create_app({"REDIS_URL": own_redis.url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    app = create_app({"REDIS_URL": own_redis.url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
+                      "OPERATOR_KEY": OPERATOR_KEY})
     client = app.test_client()
     sent = []
     real_send = redis.connection.AbstractConnection.send_packed_command
@@ -259,7 +262,7 @@ def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_r
 
     def round_trips_of_a_scrape() -> int:
         before = len(sent)
-        assert client.get("/metrics").status_code == 200
+        assert client.get("/metrics", headers=operator()).status_code == 200
         return len(sent) - before
     app.services.apps.create("Cafe Ronda")
     round_trips_of_a_scrape()  # the first scrape of a process registers what it reads
@@ -269,7 +272,7 @@ def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_r
     client.post("/games", json={"players": 2}, headers={"X-Ronda-App": rotated_key})
     with_thirty_one = round_trips_of_a_scrape()
     assert with_one == with_thirty_one <= 6, (with_one, with_thirty_one)  # apps, 2 pipelines, 3 queue depths
-    text = client.get("/metrics").get_data(as_text=True)
+    text = client.get("/metrics", headers=operator()).get_data(as_text=True)
     assert f'ronda_app_live_games{{app="{created[0]}"}} 1.0' in text
 
 

@@ -188,7 +188,7 @@ def test_a_delivery_that_never_succeeds_is_kept_as_failed_and_can_be_sent_again(
     assert len(failed["attempts"]) == 1 + len(SETTINGS["WEBHOOK_RETRY_SECONDS"]) and failed["next_attempt_at"] is None
     use = requests.get(f"{deployment.base}/apps/me", headers={"X-Ronda-App": deployment.server_key}).json()
     assert use["deliveries"]["failed"] >= 1
-    metrics = requests.get(f"{deployment.base}/metrics").text
+    metrics = requests.get(f"{deployment.base}/metrics", headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).text
     assert f'ronda_app_webhook_deliveries{{app="{deployment.app_id}",status="failed"}}' in metrics
     deployment.receiver.plan = lambda delivery_id, attempt: "ok"
     resent = requests.post(f"{deployment.base}/apps/me/webhooks/{deployment.endpoint['id']}/deliveries/"

@@ -48,5 +48,23 @@ def registry():
     return REGISTRY
 
 
-def exposition() -> tuple[bytes, str]:
-    return generate_latest(registry()), CONTENT_TYPE_LATEST
+def exposition(tenants: bool = True) -> tuple[bytes, str]:
+    """The text a scrape reads; without `tenants`, no series that names an app."""
+    source = registry()
+    return generate_latest(source if tenants else _WithoutTenants(source)), CONTENT_TYPE_LATEST
+
+
+# The families whose series name an app (a tenant's figures): the operator's alone.
+TENANT_FAMILIES = frozenset({"ronda_app_requests", "ronda_app_live_games", "ronda_app_webhook_deliveries",
+                             "ronda_webhook_attempts", "ronda_webhook_attempt_seconds"})
+
+
+class _WithoutTenants:
+    """A registry's metrics less every tenant's family (and any series that carries an `app` label)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def collect(self):
+        return [family for family in self.source.collect() if family.name not in TENANT_FAMILIES
+                and not any("app" in sample.labels for sample in family.samples)]
