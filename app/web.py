@@ -9,8 +9,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.routing import Map, MapAdapter
 
 from . import wiring
-from .api import (apps, bodies, bots, games, health, idempotency, limits, matches, matchmaking, players, problems,
-                  rules, tenancy, tournaments, web_client)
+from .api import (app_players, apps, bodies, bots, games, health, idempotency, limits, matches, matchmaking, players,
+                  problems, rules, tenancy, tournaments, web_client)
 from .api.common import answer_headers
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
@@ -68,7 +68,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     api.register_blueprint(bots.ratings_blp)
     api.register_blueprint(players.blp)
     api.register_blueprint(players.leaderboards_blp)
-    api.register_blueprint(players.app_players_blp)
+    api.register_blueprint(app_players.blp)
     api.register_blueprint(matchmaking.blp)
     api.register_blueprint(apps.blp)
     api.register_blueprint(apps.admin_blp)

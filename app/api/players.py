@@ -10,18 +10,16 @@ from ..errors import PoolNotFound
 from ..live.feed import player_topic
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
-from .tenancy import acting_player, current_app_id, server_app
+from .tenancy import acting_player, current_app_id
 from .bodies import header_turn_id
 from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, request_address,
                      services, token_first)
 from .smorest import Blueprint
-from .schemas import Answer, GameSummary, Integer, Outcome, PersonName, PlayerNotice, Record, TurnsQuery
+from .player_schemas import NewTokenRequest, Player, PlayerToken, TokenCreated
+from .schemas import Answer, GameSummary, Outcome, PersonName, PlayerNotice, Record, TurnsQuery
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")
-app_players_blp = Blueprint("app_players", __name__, url_prefix="/apps/me/players",
-                            description="An app's server's: its own users as players: sign-in, suspension "
-                                        "(X-Ronda-App: <server key>; acting for a player: Ronda-On-Behalf-Of)")
 leaderboards_blp = Blueprint("leaderboards", __name__, url_prefix="/leaderboards",
                              description="Ratings of players and bots, one ladder per pool (preset × players)")
 
@@ -31,17 +29,6 @@ class CreatePlayerRequest(Schema):
 
 class RenameRequest(Schema):
     name = PersonName(required=True, metadata={"example": "Amina B."})
-
-
-class PlayerToken(Answer):
-    id = fields.String(required=True, metadata={"description": "`first` for createPlayer's token"})
-    label = fields.String(required=True, metadata={"description": "the device it was made for (sign-in's `device`)"})
-    created_at = fields.String(required=True)
-    last_used_at = fields.String(allow_none=True, required=True, metadata={
-        "description": "when it was last presented, to the minute (null: not since it was made)"})
-    expires_at = fields.Float(allow_none=True, required=True, metadata={
-        "description": "seconds since the epoch (sign-in's `ttl_seconds`), or null: until revoked"})
-    current = fields.Boolean(required=True, metadata={"description": "the token this request came with"})
 
 
 class ExportedGame(Answer):
@@ -64,22 +51,6 @@ class ExportedTournament(Answer):
     created_at = fields.String(required=True)
 
 
-class PoolRecord(Record):
-    pool = fields.String(required=True, metadata={"description": "<preset>-<players>, e.g. classic-2"})
-
-
-class Player(Answer):
-    id = fields.String(required=True)
-    name = fields.String(required=True)
-    entrant = fields.String(required=True, metadata={"description": "the player on a leaderboard: player:<id>"})
-    created_at = fields.String(required=True)
-    suspended = fields.Boolean(required=True, metadata={"description": "suspended by their app's server"})
-    games = fields.Integer(required=True, metadata={"description": "finished games played, rated or not"})
-    wins = fields.Integer(required=True)
-    ratings = fields.List(fields.Nested(PoolRecord), required=True, metadata={
-        "description": "one per pool the player has rated games in"})
-
-
 class ExportedProfile(Player):
     external_id = fields.String(allow_none=True, required=True, metadata={
         "description": "the app's own id of this person (sign-in), or null"})
@@ -95,33 +66,6 @@ class PlayerExport(Answer):
     tickets = fields.List(fields.Dict(), required=True, metadata={"description": "the waiting quick-play ticket"})
     tournaments = fields.List(fields.Nested(ExportedTournament), required=True)
     notices = fields.List(fields.Dict(), required=True, metadata={"description": "the notices the inbox holds"})
-
-
-class NewTokenRequest(Schema):
-    device = fields.String(load_default="device", validate=validate.Length(min=1, max=80), metadata={
-        "description": "a label for the token, e.g. the device (listMyTokens shows it)", "example": "Amina's tablet"})
-    ttl_seconds = Integer(load_default=None, allow_none=True, validate=validate.Range(min=1, max=400 * 24 * 3600),
-                          metadata={"description": "the token expires after this long (default: when revoked)"})
-
-
-class SignInRequest(NewTokenRequest):
-    external_id = fields.String(required=True, validate=[validate.Length(min=1, max=128), validate.Regexp(
-        r"^[!-~]+$", error="1 to 128 visible ASCII characters (no space)")], metadata={
-        "description": "your own id of this person (your database's): one player per id in your app, for good. "
-                       "Case as given; never shown to clients", "example": "user-8812"})
-    name = PersonName(required=True, metadata={"description": "the player's name if this sign-in makes them "
-                                                              "(later sign-ins keep theirs: renameMe)"})
-
-
-class TokenCreated(Answer):
-    token = fields.String(required=True, metadata={
-        "description": "a new player token for the device, shown once: hand it to the app on the device"})
-    token_info = fields.Nested(PlayerToken, required=True)
-
-
-class SignedIn(TokenCreated):
-    player = fields.Nested(Player, required=True)
-    created = fields.Boolean(required=True, metadata={"description": "this sign-in made the player"})
 
 
 class PlayerCreated(Answer):
@@ -374,49 +318,6 @@ class PlayerResource(MethodView):
         whether it is still provisional.
         """
         return services().players.public(player_id)
-
-
-@app_players_blp.route("/sign-in")
-class SignIn(MethodView):
-    @app_players_blp.doc(operationId="signInPlayer", security=[{"appServerKey": []}])
-    @app_players_blp.arguments(SignInRequest, example={"external_id": "user-8812", "name": "Amina",
-                                                       "device": "Amina's phone"})
-    @app_players_blp.response(200, SignedIn, description="The player (made now, or found) and a new token")
-    @documents_problems(app_players_blp, 401, 403, 422)
-    def post(self, body):
-        """Sign one of your users in: find or make their player, and a token for one device
-
-        Your server's call (the server key): the player for your `external_id` is made at its first
-        sign-in and found at every later one, on any device, for as long as the player lives. Each
-        sign-in answers a new token (list and revoke them: listMyTokens). Two first sign-ins of one
-        id at once make one player.
-        """
-        app_id = server_app()
-        player, info, token, created = services().players.sign_in(
-            app_id, body["external_id"], body["name"], body["device"], body["ttl_seconds"],
-            admit=lambda: services().apps.admit_player(app_id), release=lambda: services().apps.release_player(app_id))
-        return {"player": player, "created": created, "token": token, "token_info": {**info, "current": False}}
-
-
-@app_players_blp.route("/<player_id>/suspend")
-class Suspend(MethodView):
-    @app_players_blp.doc(operationId="suspendPlayer", security=[{"appServerKey": []}])
-    @app_players_blp.response(200, Player)
-    @documents_problems(app_players_blp, 401, 403, 404)
-    def post(self, player_id):
-        """Suspend one of your players: their tokens answer 403 `player_suspended`, their live games are
-        resigned and their waiting ticket cancelled, until restorePlayer"""
-        return services().people.suspend(server_app(), player_id)
-
-
-@app_players_blp.route("/<player_id>/restore")
-class Restore(MethodView):
-    @app_players_blp.doc(operationId="restorePlayer", security=[{"appServerKey": []}])
-    @app_players_blp.response(200, Player)
-    @documents_problems(app_players_blp, 401, 403, 404)
-    def post(self, player_id):
-        """Lift a suspension: the player's tokens act again"""
-        return services().people.restore(server_app(), player_id)
 
 
 @leaderboards_blp.route("")
