@@ -6,10 +6,13 @@ Prints: deliveries received and their latency p50/p99, from the notice (`data.at
 receiver; then the bot reply latency p50/p99 (bench/bot_replies.py's measure) with the endpoint
 answering at once and with it hanging past the attempt's timeout: a dead endpoint must not slow
 a game. Then the delivery latency again while another app's endpoint trickles its answers (a byte
-every half second, so each read is within the socket timeout): no tenant may stall another. And a
-request's cost of its app key: GET /games?status=open p50 with and without it.
+every half second, so each read is within the socket timeout): no tenant may stall another. Then
+tenants side by side (issue 62): a quiet app's delivery latency in healthy phases and beside two
+apps of ten trickling endpoints and two of ten hanging ones, each phase in turn, with the ratio of
+its p99 to the healthy p99 (the goal: 1.5 at most). And a request's cost of its app key: GET
+/games?status=open p50 with and without it.
 
-Run: .venv/bin/python bench/webhooks.py [--games 100] [--samples 100]
+Run: .venv/bin/python bench/webhooks.py [--games 100] [--samples 100] [--tenants-only]
 Uses REDIS_URL when set, else starts redis-server (as the tests do).
 """
 
@@ -111,6 +114,56 @@ def replies(base, key, games, samples) -> list[float]:
     return found
 
 
+def new_app(base, name: str, receivers, events=("your_turn",)) -> dict:
+    """An app with an endpoint on each receiver (ten at most: an app's endpoints)."""
+    made = session().post(f"{base}/admin/apps", json={"name": name}, headers={"Authorization": f"Bearer {OPERATOR}"})
+    app = made.json()
+    for receiver in receivers:
+        session().post(f"{base}/apps/me/webhooks", json={"url": receiver.url, "events": list(events)},
+                       headers={"X-Ronda-App": app["server_key"]})
+    return app
+
+
+def tenants(base, games: int) -> None:
+    """A quiet app's deliveries, healthy, then beside 2 apps of 10 trickling endpoints and 2 of 10
+    hanging ones, then healthy again: each phase's p50/p99 and its p99's ratio to the first."""
+    quiet_receiver = Receiver()
+    quiet = new_app(base, "quiet", [quiet_receiver])
+
+    def phase(name: str) -> float:
+        quiet_receiver.latencies_ms.clear()
+        games_of_players(base, quiet["client_key"], games)
+        time.sleep(3)
+        got = list(quiet_receiver.latencies_ms)
+        p99 = percentile(got, 0.99)
+        print(f"  {name}: {len(got)} deliveries, latency ms p50 {percentile(got, 0.5):.1f} p99 {p99:.1f}", flush=True)
+        return p99
+
+    print("a quiet app beside misbehaving tenants:")
+    healthy = phase("healthy")
+    tricklers = [[TricklingReceiver() for _ in range(10)] for _ in range(2)]
+    hangers = [[Receiver() for _ in range(10)] for _ in range(2)]
+    for receivers in hangers:
+        for receiver in receivers:
+            receiver.hang.set()
+    noisy = [new_app(base, f"noisy-{n}", receivers) for n, receivers in enumerate([*tricklers, *hangers])]
+    try:
+        for app in noisy:
+            games_of_players(base, app["client_key"], 5)  # 5 games x 10 endpoints: 50 stuck deliveries an app
+        time.sleep(2)  # the webhook workers are busy with them, as they would be
+        beside = phase("beside 2 x 10 trickling and 2 x 10 hanging endpoints")
+        again = phase("healthy again (the noisy endpoints paused)")
+        print(f"  ratio of p99 beside them to healthy p99: {beside / healthy:.2f} (goal <= 1.5); "
+              f"healthy again: {again / healthy:.2f}", flush=True)
+    finally:
+        for receivers in tricklers:
+            for trickler in receivers:
+                trickler.close()
+        for receivers in hangers:
+            for receiver in receivers:
+                receiver.hang.clear()
+
+
 def request_ms(url, headers, count=300) -> float:
     times, own = [], requests.Session()
     for _ in range(count):
@@ -124,12 +177,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument("--tenants-only", action="store_true", help="only the quiet app beside misbehaving tenants")
     args = parser.parse_args(argv)
     server = RedisServer()
     redis_url = server.start()
     processes, base = start(redis_url, f"bench-webhooks-{uuid.uuid4().hex[:6]}")
     receiver = Receiver()
     try:
+        if args.tenants_only:
+            tenants(base, args.games // 4)
+            return 0
         made = session().post(f"{base}/admin/apps", json={"name": "bench"},
                               headers={"Authorization": f"Bearer {OPERATOR}"}).json()
         key = made["client_key"]
@@ -170,6 +227,7 @@ def main(argv=None) -> int:
         print(f"deliveries with another app's endpoint trickling ({trickler.requests} attempts to it so far): "
               f"{len(beside)} received, latency ms p50 {percentile(beside, 0.5):.1f} "
               f"p99 {percentile(beside, 0.99):.1f}")
+        tenants(base, args.games // 4)
         listing = f"{base}/games?status=open"
         print(f"GET /games?status=open p50 ms: public {request_ms(listing, {}):.2f}, "
               f"with an app key {request_ms(listing, {'X-Ronda-App': key}):.2f}")

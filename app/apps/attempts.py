@@ -4,9 +4,10 @@ its own, never another app's (issue 62: two apps of ten trickling endpoints each
 app's deliveries waiting 6 to 15 s).
 
 Attempts run on a pool of threads, at most `per_endpoint` at once to one endpoint and `per_app` to
-one app (a fair share of the pool: fewer than its threads, so no app takes them all); a delivery
-that finds its endpoint's or its app's share under way waits in its endpoint's own line, in order,
-and is attempted as soon as one of them ends. A line lives in this process only: every delivery is leased
+one app (a share of the pool), and the last quarter of the threads is kept for apps with no attempt
+under way: however many tenants' receivers hang, a quiet app's delivery finds a thread. A delivery
+that finds no room waits in its endpoint's own line, in order, and is attempted as soon as an
+attempt of its app ends. A line lives in this process only: every delivery is leased
 in the store before it is attempted (WebhookService.attempt), so one lost with the process is
 queued again by the sweep when its lease runs out.
 """
@@ -29,7 +30,8 @@ class ConcurrentAttempts:
         names the delivery's endpoint (None for a delivery gone); at most `per_endpoint` attempts
         at once to one endpoint and `per_app` to one app's endpoints together."""
         self.attempt, self.endpoint_of = attempt, endpoint_of
-        self.per_endpoint, self.per_app = per_endpoint, per_app
+        self.per_endpoint, self.per_app, self.threads = per_endpoint, per_app, threads
+        self.reserve = max(1, threads // 4)  # threads only an app with no attempt under way may take
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="ronda-webhook")
         self._running: Counter[tuple[str, str | None]] = Counter()
         self._running_apps: Counter[str] = Counter()
@@ -48,7 +50,14 @@ class ConcurrentAttempts:
         self.pool.submit(self._run, endpoint, delivery_id)
 
     def _has_room(self, endpoint: tuple[str, str | None]) -> bool:
-        return self._running[endpoint] < self.per_endpoint and self._running_apps[endpoint[0]] < self.per_app
+        """Room for one more attempt: its endpoint and its app under their shares, and a thread free;
+        the last `reserve` threads go only to an app with none under way, so however many apps'
+        receivers hang, an app whose deliveries come now is attempted at once."""
+        running_here = self._running_apps[endpoint[0]]
+        if self._running[endpoint] >= self.per_endpoint or running_here >= self.per_app:
+            return False
+        busy = sum(self._running_apps.values())
+        return busy < self.threads if not running_here else busy < self.threads - self.reserve
 
     def _start(self, endpoint: tuple[str, str | None]):
         self._running[endpoint] += 1
