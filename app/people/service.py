@@ -49,10 +49,9 @@ class People:
         return self.players.set_suspended(player_id, False)
 
     def _of_app(self, app_id: str, player_id: str) -> PlayerDocument:
-        doc = self.players.store.load(player_id)
-        if app_of(player_id) != app_id or doc is None or doc.get("deleting_at"):
+        if app_of(player_id) != app_id:
             raise PlayerNotFound(f"no player {player_id} in this app")
-        return doc
+        return self.players.document(player_id)
 
     def _resign_live_games(self, player_id: str):
         for game_id in self.players.store.game_ids(player_id):
@@ -64,9 +63,7 @@ class People:
     # ----- export ----------------------------------------------------------------------------------
     def export(self, player_id: str, token: str | None) -> dict:
         """Everything held about the player, as one document (its schema: PlayerExport)."""
-        doc = self.players.store.load(player_id)
-        if doc is None or doc.get("deleting_at"):
-            raise PlayerNotFound(f"no player {player_id}")
+        doc = self.players.document(player_id)
         games = []
         game_ids = self.players.store.game_ids(player_id)
         for line in self.games.summaries(game_ids)[0]:

@@ -67,7 +67,7 @@ class PlayerService:
             created = self.store.create(player_id, made)
             if not created:
                 release()
-            doc = self._load(player_id)
+            doc = self.document(player_id)
         if doc.get("suspended_at"):
             raise PlayerSuspended("this player is suspended by their app: restore them first")
         shown, token = self.tokens.issue(player_id, device, ttl_seconds)
@@ -102,24 +102,24 @@ class PlayerService:
     # ----- the player's own ------------------------------------------------------------------------
     def rename(self, player_id: str, name: str) -> dict:
         """A new name from now on: seats already taken keep the name they were taken under."""
-        self._save({**self._load(player_id), "name": name})
+        self._save({**self.document(player_id), "name": name})
         return self.public(player_id)
 
     def token_list(self, player_id: str, token: str | None) -> list[dict]:
         owner = self.tokens.owner(token)
-        return self.tokens.listed(self._load(player_id), owner[1] if owner else None)
+        return self.tokens.listed(self.document(player_id), owner[1] if owner else None)
 
     def revoke_token(self, player_id: str, token_id: str):
-        self.tokens.revoke(self._load(player_id), token_id)
+        self.tokens.revoke(self.document(player_id), token_id)
 
     def sign_out_others(self, player_id: str, token: str | None):
         """Every token of the player but the one sent (acting for them: every one)."""
         owner = self.tokens.owner(token)
         kept = owner[1] if owner and not owner[1].startswith("~") else None
-        self.tokens.revoke_all_but(self._load(player_id), kept)
+        self.tokens.revoke_all_but(self.document(player_id), kept)
 
     def set_suspended(self, player_id: str, suspended: bool) -> dict:
-        doc = self._load(player_id)
+        doc = self.document(player_id)
         self._save({**doc, "suspended_at": (doc.get("suspended_at") or self.utc_now()) if suspended else None})
         self.tokens.forget(player_id)
         return self.public(player_id)
@@ -136,18 +136,18 @@ class PlayerService:
         if not (games or seconds):
             return
         played = self.store.record(player_id)["games"]
-        age = time.time() - datetime.fromisoformat(self._load(player_id)["created_at"]).timestamp()
+        age = time.time() - datetime.fromisoformat(self.document(player_id)["created_at"]).timestamp()
         if played < games or age < seconds:
             raise RatedPlayLocked(f"rated play opens after {games} finished games and an account {seconds} s old "
                                   f"(this one: {played} games, {int(age)} s)", games_needed=games,
                                   seconds_needed=seconds)
 
     def name_of(self, player_id: str) -> str:
-        return self._load(player_id)["name"]
+        return self.document(player_id)["name"]
 
     def public(self, player_id: str) -> dict:
         """What anyone may read of a player: name, finished games and wins, a rating per pool played."""
-        doc = self._load(player_id)
+        doc = self.document(player_id)
         entrant, app_id = entrant_of(player_id), app_of(player_id)
         rated = [{"pool": pool, **record(found[entrant])} for pool in pools()
                  for found in (self.ladders.store.records(in_app(app_id, pool), [entrant]),) if entrant in found]
@@ -164,7 +164,8 @@ class PlayerService:
                 else f"{row['entrant']} bot"
         return rows, total
 
-    def _load(self, player_id: str) -> PlayerDocument:
+    def document(self, player_id: str) -> PlayerDocument:
+        """The player's document; 404 for a player gone or being erased."""
         doc = self.store.load(player_id)
         if doc is None or doc.get("deleting_at"):
             raise PlayerNotFound(f"no player {player_id}")
