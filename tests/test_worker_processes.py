@@ -234,9 +234,10 @@ def test_a_restarted_worker_schedules_turn_timers_before_the_dead_schedulers_loc
         # The dead scheduler's lock made to outlive the test: only a takeover frees it, not its expiry.
         connect(redis_url).expire(RQScheduler.get_locking_key(queue_name), 3600)
         workers = [start_worker(redis_url, queue_name)]
+        # A new holder's lock is taken a moment before its first heartbeat is written: wait for both.
         _, silent = wait_for(lambda: (found := scheduler_of(redis_url, queue_name))[0] not in (None, dead)
-                                  and found, 120)
-        assert silent is not None and silent < SCHEDULER_SILENT_SECONDS  # a live scheduler holds it
+                                  and found[1] is not None and found, 120)
+        assert silent < SCHEDULER_SILENT_SECONDS  # a live scheduler holds it
         game = client.post("/games", json={"players": 2, "turn_timeout_seconds": 2, "seats": [
             {"type": "human", "name": "Amina"}, {"type": "human", "name": "Omar"}]}).json["game"]
         over = wait_for(lambda: (g := client.get(f"/games/{game['id']}").json)["status"] == "finished" and g, 120)
