@@ -43,6 +43,7 @@ from .tournaments.store import TournamentStore
 from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
+from .ops.tenant_figures import TenantFigures
 from .ops.window_counts import WindowCounts
 from .people.service import People
 from .players.effects import RemindPlayers, Settlement, TellPlayers
@@ -97,6 +98,7 @@ class Services:
         self.moves = BotMoves(self.games)
         self.requests = RequestRecords(client)
         self.window_counts = WindowCounts(client)
+        self.tenant_figures = TenantFigures(client)
         self.sweeper = Sweeper(self.store, self.dispatcher, app_ids=self.apps.store.ids)
         self.matchmaker = Matchmaker(MatchmakingStore(client), self.games, self.seating, self.players, self.ladders,
                                      self.apps.quotas,

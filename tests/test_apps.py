@@ -240,9 +240,24 @@ def test_the_operator_cli_creates_lists_shows_rotates_and_revokes_apps(redis_url
     assert requests.get(f"{base}/games?status=open", headers=in_app(rotated["key"])).status_code == 401
 
 
-def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_redis, monkeypatch):
-    """Issue 50: each app's live games and deliveries are read in one pipeline, not a few commands an
-    app. A round trip is one request written to Redis (a pipeline writes all its commands at once)."""
+def commands_in(packed: bytes) -> int:
+    """How many commands a packed write to Redis holds: each is a RESP array of bulk strings
+    (`*<n>`, then n times `$<length>` and its bytes), a pipeline's one after another."""
+    count = position = 0
+    while position < len(packed):
+        line_end = packed.index(b"\r\n", position)
+        parts, position = int(packed[position + 1:line_end]), line_end + 2
+        for _ in range(parts):
+            line_end = packed.index(b"\r\n", position)
+            position = line_end + 2 + int(packed[position + 1:line_end]) + 2
+        count += 1
+    return count
+
+
+def test_a_metrics_scrape_sends_the_same_redis_commands_for_one_app_or_forty(own_redis, monkeypatch):
+    """Issue 62, 2: a scrape read each app's listings and deliveries (37 commands with 1 app, 1,357
+    with 41); the writers now keep every app's figures in a few hashes, so it reads the same number
+    of commands whatever the number of apps, and its figures are the apps' own exact ones."""
     import redis.connection
 
     from app import create_app
@@ -251,29 +266,33 @@ def test_a_metrics_scrape_costs_the_same_round_trips_for_one_app_or_thirty(own_r
     client = app.test_client()
     sent = []
     real_send = redis.connection.AbstractConnection.send_packed_command
-
     scraping = threading.get_ident()
 
     def counted(connection, command, *args, **kwargs):
         if threading.get_ident() == scraping:  # not a background thread's (a sweep, an RQ enqueue)
-            sent.append(command)
+            sent.append(commands_in(b"".join(command) if isinstance(command, list) else command))
         return real_send(connection, command, *args, **kwargs)
     monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", counted)
 
-    def round_trips_of_a_scrape() -> int:
+    def commands_of_a_scrape() -> int:
         before = len(sent)
         assert client.get("/metrics", headers=operator()).status_code == 200
-        return len(sent) - before
+        return sum(sent[before:])
     app.services.apps.create("Cafe Ronda")
-    round_trips_of_a_scrape()  # the first scrape of a process registers what it reads
-    with_one = round_trips_of_a_scrape()
-    created = [app.services.apps.create(f"Studio {n}")[0]["id"] for n in range(30)]
-    rotated_key = app.services.apps.rotate(created[0], "client", 0)[1]
-    client.post("/games", json={"players": 2}, headers={"X-Ronda-App": rotated_key})
-    with_thirty_one = round_trips_of_a_scrape()
-    assert with_one == with_thirty_one <= 6, (with_one, with_thirty_one)  # apps, 2 pipelines, 3 queue depths
+    commands_of_a_scrape()  # the first scrape of a process registers what it reads
+    with_one = commands_of_a_scrape()
+    created = [app.services.apps.create(f"Studio {n}") for n in range(40)]
+    studio = {"X-Ronda-App": created[0][1]["client"]}
+    games = [client.post("/games", json={"players": 2}, headers=studio).json["game"] for _ in range(3)]
+    ended = client.post(f"/games/{games[0]['id']}/seats/0", headers=studio)
+    assert ended.status_code == 201, ended.json
+    client.post(f"/games/{games[0]['id']}/resign", headers={**studio, "Authorization": f"Bearer {ended.json['token']}"})
+    with_forty_one = commands_of_a_scrape()
+    assert with_one == with_forty_one, (with_one, with_forty_one)
     text = client.get("/metrics", headers=operator()).get_data(as_text=True)
-    assert f'ronda_app_live_games{{app="{created[0]}"}} 1.0' in text
+    exact = app.services.store.listings.live_count(created[0][0]["id"])
+    assert exact == 2 and f'ronda_app_live_games{{app="{created[0][0]["id"]}"}} {exact}.0' in text
+    assert f'ronda_app_live_games{{app="{created[1][0]["id"]}"}} 0.0' in text
 
 
 def test_a_client_key_plays_and_only_the_server_key_manages_the_apps_webhooks(base):

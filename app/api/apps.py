@@ -348,7 +348,7 @@ class Me(MethodView):
         """
         app_id = server_app()
         return {"app": services().apps.show(app_id), "live_games": services().store.listings.live_count(app_id),
-                "deliveries": services().webhooks.counts([app_id])[app_id]}
+                "deliveries": services().webhooks.counts(app_id)}
 
 
 @blp.route("/webhooks")

@@ -6,6 +6,7 @@ import json
 import zlib
 
 from ..ops.connection import RedisClient
+from ..ops.tenant_figures import TenantFigures, delivery_figure
 from ..ops.keys import (INDEX_BUCKETS, deliveries_due_key, deliveries_key, delivery_counts_key, delivery_key,
                         endpoint_failing_key, endpoint_pause_key, webhooks_key)
 
@@ -14,17 +15,18 @@ LISTED_DELIVERIES = 1000  # an endpoint lists its newest deliveries, this many
 
 # KEYS: delivery hash, counts hash. ARGV: expected status ('' for a new delivery), new status,
 # document, ttl. The change and its count stand together, once: a second attempt of the same
-# delivery (at least once) finds the status moved on and changes nothing.
+# delivery (at least once) finds the status moved on and changes nothing. Answers [] when nothing
+# moved, else [the status it had].
 _MOVE = """
 local current = redis.call('HGET', KEYS[1], 'status') or ''
-if current ~= ARGV[1] then return 0 end
+if current ~= ARGV[1] then return {} end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'doc', ARGV[3])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 if current ~= ARGV[2] then
   if current ~= '' then redis.call('HINCRBY', KEYS[2], current, -1) end
   redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
 end
-return 1
+return {current}
 """
 
 
@@ -40,6 +42,7 @@ class WebhookStore:
     def __init__(self, client: RedisClient):
         self.redis = client
         self._move = client.register_script(_MOVE)
+        self.figures = TenantFigures(client)
 
     # ----- endpoints ---------------------------------------------------------------------------
     def endpoints(self, app_id: str) -> dict[str, dict]:
@@ -83,8 +86,7 @@ class WebhookStore:
     def add_delivery(self, app_id: str, delivery: dict, due_ms: int):
         """Noted as due first (the sweep attempts it even if what follows fails), then kept."""
         self.redis.zadd(_due_key(delivery["id"]), {_due_member(app_id, delivery["id"]): due_ms})
-        self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
-                   args=["", delivery["status"], json.dumps(delivery), DELIVERY_TTL])
+        self.move(app_id, delivery, "")
         listing = deliveries_key(app_id, delivery["endpoint_id"])
         pipe = self.redis.pipeline(transaction=True)
         pipe.zadd(listing, {delivery["id"]: delivery["created_ms"]})
@@ -98,8 +100,15 @@ class WebhookStore:
 
     def move(self, app_id: str, delivery: dict, expected_status: str) -> bool:
         """Write the delivery with its new status if it still has `expected_status`."""
-        return bool(self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
-                               args=[expected_status, delivery["status"], json.dumps(delivery), DELIVERY_TTL]))
+        moved = self._move(keys=[delivery_key(app_id, delivery["id"]), delivery_counts_key(app_id)],
+                           args=[expected_status, delivery["status"], json.dumps(delivery), DELIVERY_TTL])
+        if not moved:
+            return False
+        had, has = moved[0].decode(), delivery["status"]
+        if had != has:
+            self.figures.add(app_id, {delivery_figure(has): 1, **({delivery_figure(had): -1} if had else {})},
+                             spread_by=delivery["id"])
+        return True
 
     def listed(self, app_id: str, endpoint_id: str, offset: int, limit: int,
                status: str | None = None) -> tuple[list[dict], int]:
@@ -139,14 +148,9 @@ class WebhookStore:
         return [json.loads(doc) for found, doc in pipe.execute()
                 if doc and (status is None or found.decode() == status)]
 
-    def counts(self, app_ids: list[str]) -> dict[str, dict[str, int]]:
-        """Each app's deliveries by status, in one pipeline."""
-        pipe = self.redis.pipeline(transaction=False)
-        for app_id in app_ids:
-            pipe.hgetall(delivery_counts_key(app_id))
-        found = pipe.execute() if app_ids else []
-        return {app_id: {key.decode(): int(value) for key, value in counts.items()}
-                for app_id, counts in zip(app_ids, found, strict=True)}
+    def counts(self, app_id: str) -> dict[str, int]:
+        """The app's deliveries by status."""
+        return {key.decode(): int(value) for key, value in self.redis.hgetall(delivery_counts_key(app_id)).items()}
 
     # ----- what is due -------------------------------------------------------------------------
     def schedule(self, app_id: str, delivery_id: str, due_ms: int):

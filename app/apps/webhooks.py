@@ -315,8 +315,8 @@ class WebhookService:
             self.dispatcher.deliver_webhook(app_id, delivery_id, ended)
         return len(due)
 
-    def counts(self, app_ids: list[str]) -> dict[str, dict[str, int]]:
-        return self.store.counts(app_ids)
+    def counts(self, app_id: str) -> dict[str, int]:
+        return self.store.counts(app_id)
 
     def _endpoints(self, app_id: str) -> dict[str, dict]:
         now = time.monotonic()

@@ -10,14 +10,17 @@ import time
 from ..ops.connection import RedisClient, StoreUnavailable
 from ..ops.keys import INDEX_BUCKETS, bucket_of, due_moves_key, state_key, status_index_key
 from ..ops.scope import PUBLIC_APP, app_of
+from ..ops.tenant_figures import LIVE_GAMES, TenantFigures
 
 log = logging.getLogger(__name__)
 MAX_LISTING_DEPTH = 1000  # a listing pages through the newest 1,000 games of a status
+LIVE = frozenset({"open", "active"})
 
 
 class GameListings:
     def __init__(self, client: RedisClient):
         self.redis = client
+        self.figures = TenantFigures(client)
 
     def list_under(self, game_id: str, status: str, previous: str | None):
         """Listing indexes live outside the game's slot, so they follow the write, not atomically:
@@ -28,7 +31,10 @@ class GameListings:
             pipe.zrem(status_index_key(previous, bucket, app_id), game_id)
         pipe.zadd(status_index_key(status, bucket, app_id), {game_id: time.time()})
         try:
-            pipe.execute()
+            *removed, added = pipe.execute()
+            # Counted by whoever changed the listing (a mend after a failed write included), once.
+            live = (added if status in LIVE else 0) - (sum(removed) if previous in LIVE else 0)
+            self.figures.add(app_id, {LIVE_GAMES: live}, spread_by=game_id)
         except StoreUnavailable:
             log.warning("game %s not moved to the %s listing", game_id, status)
 
@@ -54,19 +60,11 @@ class GameListings:
 
     def live_count(self, app_id: str) -> int:
         """An app's open and active games (its live games quota; expired ones count until pruned)."""
-        return self.live_counts([app_id])[app_id]
-
-    def live_counts(self, app_ids: list[str]) -> dict[str, int]:
-        """Each app's live games, in one pipeline: a metrics scrape costs the same round trips
-        whatever the number of apps."""
         pipe = self.redis.pipeline(transaction=False)
-        for app_id in app_ids:
-            for status in ("open", "active"):
-                for bucket in range(INDEX_BUCKETS):
-                    pipe.zcard(status_index_key(status, bucket, app_id))
-        counts = pipe.execute() if app_ids else []
-        per_app = 2 * INDEX_BUCKETS
-        return {app_id: sum(counts[i * per_app:(i + 1) * per_app]) for i, app_id in enumerate(app_ids)}
+        for status in LIVE:
+            for bucket in range(INDEX_BUCKETS):
+                pipe.zcard(status_index_key(status, bucket, app_id))
+        return sum(pipe.execute())
 
     def prune_index(self, status: str, listed_before: float, limit: int, app_id: str = PUBLIC_APP) -> int:
         """Drop from an app's listing the games listed before `listed_before` that have expired since
@@ -91,4 +89,7 @@ class GameListings:
         for game_id in game_ids:
             pipe.zrem(status_index_key(status, bucket_of(game_id), app_of(game_id)), game_id)
             pipe.zrem(due_moves_key(bucket_of(game_id)), game_id)
-        pipe.execute()
+        removed = pipe.execute()[::2]
+        if status in LIVE:
+            for game_id, dropped in zip(game_ids, removed, strict=True):
+                self.figures.add(app_of(game_id), {LIVE_GAMES: -dropped}, spread_by=game_id)

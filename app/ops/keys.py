@@ -250,8 +250,13 @@ def deliveries_key(app_id: str, endpoint_id: str) -> str:
 
 
 def delivery_counts_key(app_id: str) -> str:
-    """An app's deliveries by status now (pending, failed, delivered): its /metrics."""
+    """An app's deliveries by status now (pending, failed, delivered): what getMyApp answers."""
     return f"{{app:{app_id}}}:delivery_counts"
+
+
+def tenant_figures_key(bucket: int) -> str:
+    """Every app's figures for the operator's scrape (`<app id>|<figure>` -> count), in buckets."""
+    return f"metrics:tenants:{bucket}"
 
 
 def deliveries_due_key(bucket: int) -> str:
