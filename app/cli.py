@@ -69,6 +69,12 @@ def openapi(args):
     from . import create_app
     app = create_app()
     text = spec_text(app)
+    if args.catalog:
+        from .api.notices import with_catalog
+        with open(args.catalog) as document:
+            written = with_catalog(document.read(), json.loads(text))
+        with open(args.catalog, "w") as document:
+            document.write(written)
     if args.output == "-":
         sys.stdout.write(text)
     else:
@@ -343,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmd = commands.add_parser("openapi", help="write the OpenAPI spec the code generates",
                               description="Write the OpenAPI document (JSON) that the running code serves.")
     cmd.add_argument("--output", default="-", help="file to write, '-' for standard output")
+    cmd.add_argument("--catalog", metavar="DOC", help="also write the webhook catalog into this document "
+                                                      "(docs/apps.md), between its markers")
     cmd.set_defaults(run=openapi)
     return parser
 

@@ -14,6 +14,7 @@ from .api import (app_players, apps, bodies, bots, games, health, idempotency, l
 from .api.common import answer_headers
 from .api.conventions import SERVERS, HttpConventions
 from .api.events import document_event_union
+from .api.notices import document_notices
 from .api.smorest import RondaApi
 from .live.hub import LiveHub
 from .live.streams import render_event
@@ -59,8 +60,10 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     app.config.update(overrides or {})
     api = RondaApi(app, spec_kwargs={"extra_plugins": [HttpConventions()], "servers": SERVERS})
     document_event_union(api.spec)
-    for notice in (bots.GameOver, bots.MatchOver):  # named in streams and long polls, not by a view
-        api.spec.components.schema(notice.__name__, schema=notice)
+    document_notices(api.spec)
+    for message in (bots.GameOver, bots.MatchOver, tournaments.TournamentRoundEvent,
+                    tournaments.TournamentStandingsEvent):  # named in streams and long polls, not by a view
+        api.spec.components.schema(message.__name__, schema=message)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(matches.blp)

@@ -9,7 +9,7 @@ import schemathesis
 import schemathesis.checks as checks
 from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
-from spec_helpers import event_validators
+from spec_helpers import event_validators, validator
 
 from app.api.conventions import STREAM_OF
 from app.api.events import Event
@@ -121,3 +121,49 @@ def test_every_event_is_exactly_one_kind_of_the_event_union_and_its_schema_keeps
         assert Event().dump(event) == event, "a field the kind's schema does not document was dropped"
         kinds_seen.add(event["type"])
     assert kinds_seen == set(spec["components"]["schemas"]["Event"]["discriminator"]["mapping"])
+
+
+def test_each_notice_kind_is_one_branch_of_the_notice_webhook_and_stream_unions():
+    """Issue 62, 6: a studio types its webhooks from the spec: one schema per event in the
+    `webhooks` section, `PlayerNotice` and `WebhookPayload` unions on `type`, the player's and a
+    tournament's streams typed, and every notice the players' layer sends among them."""
+    from app.players.notices import NOTICE_TYPES
+    spec = json.loads(SPEC_PATH.read_text())
+    schemas = spec["components"]["schemas"]
+    notices = schemas["PlayerNotice"]["discriminator"]["mapping"]
+    assert set(notices) == set(NOTICE_TYPES)
+    assert set(spec["webhooks"]) == {*NOTICE_TYPES, "endpoint_disabled", "webhook_test"}
+    assert set(schemas["WebhookPayload"]["discriminator"]["mapping"]) == set(spec["webhooks"])
+    for kind, path in spec["webhooks"].items():
+        body = path["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert schemas["WebhookPayload"]["discriminator"]["mapping"][kind] == body
+    for operation, union in STREAM_OF.items():
+        found = [op for path in spec["paths"].values() for op in path.values()
+                 if isinstance(op, dict) and op.get("operationId") == operation]
+        assert found[0]["responses"]["200"]["content"]["text/event-stream"]["schema"]["$ref"].endswith(union)
+    assert set(schemas["PlayerStreamMessage"]["discriminator"]["mapping"]) == set(NOTICE_TYPES)
+    your_turn = {"id": "1-0", "type": "your_turn", "at": 1.5, "game_id": "g", "version": 3, "seat": 0,
+                 "deadline": None}
+    assert not list(validator("PlayerNotice", spec).iter_errors(your_turn))
+    assert list(validator("PlayerNotice", spec).iter_errors({**your_turn, "type": "game_over"}))
+
+
+def test_the_webhook_catalog_in_the_docs_is_the_one_the_spec_writes():
+    from app.api.notices import CATALOG_START, with_catalog
+    document = (SPEC_PATH.parent.parent / "docs" / "apps.md").read_text()
+    assert CATALOG_START in document
+    assert document == with_catalog(document, json.loads(SPEC_PATH.read_text())), \
+        "run: ronda openapi --output openapi/openapi.json --catalog docs/apps.md"
+
+
+def test_a_request_fields_server_default_is_said_in_words_not_as_a_default_generators_would_require():
+    """openapi-typescript's default options type a property with a `default` as required."""
+    spec = json.loads(SPEC_PATH.read_text())
+    bodies = {op["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+              for path in spec["paths"].values() for op in path.values()
+              if isinstance(op, dict) and "requestBody" in op}
+    rated = spec["components"]["schemas"]["CreateGameRequest"]["properties"]["rated"]
+    assert "default" not in rated and rated["description"].endswith("Default: `false`.")
+    for name in bodies:
+        assert not [field for field in spec["components"]["schemas"][name].get("properties", {}).values()
+                    if "default" in field], name

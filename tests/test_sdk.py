@@ -149,3 +149,24 @@ def test_the_example_tournament_of_two_registered_bots_prints_its_crosstable(gen
     match = requests.get(f"{live_server}/matches/{tournament.rounds[0].pairings[0].match_id}/games").json()
     events = [requests.get(f"{live_server}/games/{game['id']}/events").json() for game in match]
     assert not any(e["type"] == "turn_timeout" for log in events for e in log), "each bot played its own moves"
+
+
+def test_the_generated_client_reads_each_notice_as_its_kind_and_leaves_defaulted_fields_out(generated_client,
+                                                                                           live_server):
+    """Issue 62, 6: a player's notices are a union on `type` (each kind its own model, as events
+    are), and a request field with a server default is optional and not sent when left out."""
+    from ronda_client import AuthenticatedClient, Client
+    from ronda_client.api.players import create_player, wait_for_notices
+    from ronda_client.models import CreateGameRequest, CreatePlayerRequest, YourTurnNotice
+    request = CreateGameRequest(players=2)
+    assert request.to_dict() == {"players": 2}  # `rated` and the rest: the server's defaults
+    made = create_player.sync(client=Client(base_url=live_server), body=CreatePlayerRequest(name="Noor"))
+    me = AuthenticatedClient(base_url=live_server, token=made.token)
+    game = requests.post(f"{live_server}/games", json={"players": 2, "rules": {"preset": "simple"}, "seats": [
+        {"type": "open"}, {"type": "bot", "bot": "random"}]}).json()["game"]
+    claimed = requests.post(f"{live_server}/games/{game['id']}/seats/0",
+                            headers={"Authorization": f"Bearer {made.token}"})
+    assert claimed.status_code == 201, claimed.text
+    answer = wait_for_notices.sync(client=me, wait_seconds=10)
+    turns = [notice for notice in answer.notices if isinstance(notice, YourTurnNotice)]
+    assert turns and turns[0].game_id == game["id"] and turns[0].version >= 1

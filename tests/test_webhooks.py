@@ -19,11 +19,13 @@ import trustme
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from faults import stop_all, worker_env
+from spec_helpers import validator
 from test_apps import new_player, serve
 from test_production_server import free_port
 from trickle import TricklingReceiver
 
 OPERATOR_KEY = "webhook-tests-operator"
+ON_SPEC = validator("WebhookPayload")
 # The receivers listen on this machine: private networks allowed, but where a test says otherwise.
 # An endpoint that timed out is paused 0.2 s only, less than a retry: but where a test says otherwise.
 SETTINGS = {"WEBHOOK_RETRY_SECONDS": [0.3, 0.6, 0.6], "WEBHOOK_TIMEOUT_SECONDS": 1.5, "WEBHOOK_LEASE_SECONDS": 3,
@@ -42,6 +44,7 @@ class Receiver:
 
     def __init__(self, tls: ssl.SSLContext | None = None):
         self.received: list[dict] = []
+        self.off_spec: list[tuple[dict, str]] = []
         self.secret = None
         self.plan = lambda delivery_id, attempt: "ok"
         self.release = threading.Event()
@@ -55,6 +58,8 @@ class Receiver:
                     payload = Webhook(receiver.secret).verify(body, headers)
                 except WebhookVerificationError:
                     payload = None
+                if payload is not None:  # issue 62, 6: every delivery is one event of the spec's union
+                    receiver.off_spec += [(payload, error.message) for error in ON_SPEC.iter_errors(payload)]
                 attempt = sum(r["id"] == headers["webhook-id"] for r in receiver.received)
                 receiver.received.append({"id": headers["webhook-id"], "payload": payload, "body": body,
                                           "headers": headers})
@@ -150,6 +155,7 @@ def deployment(redis_url):
     made = Deployment(redis_url)
     yield made
     made.close()
+    assert not made.receiver.off_spec, made.receiver.off_spec[0]
 
 
 def first_delivery(deployment, kind="your_turn"):

@@ -9,13 +9,14 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..apps.service import CLIENT, KEY_PREFIXES
-from ..apps.webhooks import ENDPOINT_DISABLED, STATUSES, WEBHOOK_TEST
+from ..apps.webhooks import ENDPOINT_DISABLED, STATUSES
 from ..errors import OperatorOnly
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .common import bearer_token, documents_problems, services
 from .smorest import Blueprint
-from .schemas import Answer, Integer, PersonName, PlayerNotice
+from .notices import WebhookPayload
+from .schemas import Answer, Integer, PersonName
 from .tenancy import APP_HEADER, server_app
 
 admin_blp = Blueprint("admin", __name__, url_prefix="/admin/apps",
@@ -174,26 +175,6 @@ class WebhookEndpointCreated(WebhookEndpoint):
 class SecretRotated(Answer):
     endpoint = fields.Nested(WebhookEndpoint, required=True)
     secret = fields.String(required=True, metadata={"description": "the new whsec_…, shown once"})
-
-
-class WebhookData(PlayerNotice):
-    """A player's notice (without an inbox id: a delivery's own id is its webhook-id)."""
-
-    class Meta(PlayerNotice.Meta):
-        exclude = ("id",)
-
-    player_id = fields.String(metadata={"description": "a player's notice: the player of your app it concerns"})
-    endpoint_id = fields.String(metadata={"description": "endpoint_disabled, webhook_test: the endpoint"})
-    url = fields.String(metadata={"description": "endpoint_disabled: its URL"})
-
-
-class WebhookPayload(Answer):
-    """What each delivery posts (Standard Webhooks' shape). Ignore a type or field you do not know."""
-    type = fields.String(required=True, metadata={
-        "description": ", ".join((*EVENT_TYPES, WEBHOOK_TEST))})
-    timestamp = fields.String(required=True, metadata={"description": "when it happened (RFC 3339)"})
-    data = fields.Nested(WebhookData, required=True, metadata={
-        "description": "the player's notice, as in streamNotices"})
 
 
 class DeliveryAttempt(Answer):

@@ -2,10 +2,12 @@
 on each view: the headers a client sends or reads where they apply, `security: []` on public
 operations, the servers, and the Server-Sent Events each stream sends as named schemas."""
 
+import json
+
 from apispec import BasePlugin
 
-from ..players.notices import NOTICE_TYPES
 from .idempotency import IDEMPOTENT_ENDPOINTS
+from .notices import NOTICE_SCHEMAS
 from .tenancy import OUTSIDE_APPS, SERVER_ONLY
 from .schemas import PaginationMetadata
 
@@ -54,9 +56,20 @@ STREAMS = {
         "game_over": ("GameOver", "a game the bot played ended"),
         "match_over": ("MatchOver", "a match the bot played ended"),
     }),
+    "PlayerStreamMessage": ("Server-Sent Events of a player: each notice named by its type (Last-Event-ID "
+                            "resumes after its id)", {
+        kind: (schema.__name__, f"a {kind} notice (id: the notice's id)") for kind, schema in NOTICE_SCHEMAS.items()
+    }),
+    "TournamentStreamMessage": ("Server-Sent Events of a tournament (Last-Event-ID resumes after an id)", {
+        "round": ("TournamentRoundEvent", "a round paired: its tables"),
+        "standings": ("TournamentStandingsEvent", "after every change, whole: the last one is all a late reader "
+                                                  "needs"),
+    }),
 }
 STREAM_OF = {"streamGame": "GameStreamMessage", "streamTurns": "BotStreamMessage",
-             "streamNotices": "PlayerStreamMessage"}
+             "streamNotices": "PlayerStreamMessage", "streamTournament": "TournamentStreamMessage"}
+# A message's schema is named after its event, prefixed in a stream whose event names another's too.
+MESSAGE_PREFIX = {"PlayerStreamMessage": "Notice", "TournamentStreamMessage": "Tournament"}
 
 
 def in_an_app(security: list[dict]) -> list[dict]:
@@ -76,13 +89,14 @@ def _ref(kind: str, name: str) -> dict:
 class HttpConventions(BasePlugin):
     def init_spec(self, spec):
         super().init_spec(spec)
+        self.spec = spec
         spec.components.schema("PaginationMetadata", schema=PaginationMetadata)
         for name, header in HEADERS.items():
             spec.components.header(name, header)
         for union, (title, messages) in STREAMS.items():
             names = []
             for event, (data, meaning) in messages.items():
-                name = "".join(part.title() for part in event.split("_")) + "Message"
+                name = MESSAGE_PREFIX.get(union, "") + "".join(part.title() for part in event.split("_")) + "Message"
                 spec.components.schema(name, {
                     "type": "object", "description": f"`event: {event}`: {meaning}",
                     "required": ["event", "data"],
@@ -96,13 +110,6 @@ class HttpConventions(BasePlugin):
                 "discriminator": {"propertyName": "event",
                                   "mapping": {event: f"#/components/schemas/{name}"
                                               for event, name in zip(messages, names, strict=True)}}})
-        spec.components.schema("PlayerStreamMessage", {
-            "type": "object", "required": ["event", "id", "data"],
-            "description": "Server-Sent Events of a player: each a notice named by its type (its `event`), with its "
-                           "`id` (Last-Event-ID resumes after it) and the PlayerNotice as JSON `data`; `: keep-alive` "
-                           "comments while idle. Ignore a type you do not know.",
-            "properties": {"event": {"type": "string", "examples": list(NOTICE_TYPES)}, "id": {"type": "string"},
-                           "data": _ref("schemas", "PlayerNotice")}})
 
     def operation_helper(self, path=None, operations=None, rule=None, **kwargs):
         for method, operation in operations.items():
@@ -133,6 +140,25 @@ class HttpConventions(BasePlugin):
                         headers["Idempotent-Replayed"] = _ref("headers", "Idempotent-Replayed")
                 if not headers:
                     del response["headers"]
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+            if body is not None:
+                self._defaults_in_words(body)
             if name in STREAM_OF:
                 stream = operation["responses"][200 if 200 in operation["responses"] else "200"]
                 stream["content"] = {"text/event-stream": {"schema": _ref("schemas", STREAM_OF[name])}}
+
+    def _defaults_in_words(self, schema):
+        """A request body's defaults go in each field's description, not `default`: openapi-typescript,
+        with its default options, types a property that has a `default` as required (its
+        `--default-non-nullable`), so a client leaving out `rated` would not compile."""
+        if isinstance(schema, dict) and "$ref" in schema:
+            schema = self.spec.components.schemas.get(schema["$ref"].rsplit("/", 1)[-1])
+        elif isinstance(schema, str):
+            schema = self.spec.components.schemas.get(schema)
+        for field in (schema or {}).get("properties", {}).values():
+            if "default" in field:
+                default = json.dumps(field.pop("default"))
+                field["description"] = f"{field['description'].rstrip('.')}. " if "description" in field else ""
+                field["description"] += f"Default: `{default}`."
+            self._defaults_in_words(field)
+            self._defaults_in_words(field.get("items"))

@@ -16,7 +16,8 @@ from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_respo
                      services, token_first)
 from .smorest import Blueprint
 from .player_schemas import NewTokenRequest, Player, PlayerToken, TokenCreated
-from .schemas import Answer, GameSummary, Outcome, PersonName, PlayerNotice, Record, TurnsQuery
+from .notices import PlayerNotice
+from .schemas import Answer, GameSummary, Outcome, PersonName, Record, TurnsQuery
 
 blp = Blueprint("players", __name__, url_prefix="/players",
                 description="Players: one token for every seat of a person's, their games and notices")

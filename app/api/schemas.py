@@ -10,7 +10,6 @@ from ..accounts.ratings import PROVISIONAL_DEVIATION
 from ..bots import LEVELS
 from ..engine.rules import DEAL, SCORING, STREAK, TIE, WHEN, WIN
 from ..games.moves import MISSED_TURNS_TO_FORFEIT
-from ..players.notices import NOTICE_TYPES
 
 ACTION_TYPES = ("play", "declare", "pass")
 DECLARATION_KINDS = ("ronda", "double_ronda", "tringa")
@@ -449,41 +448,3 @@ class EntrantResult(Answer):
 class SeatNamed(Answer):
     seat = fields.Integer(required=True)
     name = fields.String(allow_none=True, required=True)
-
-
-class PlayerNotice(Answer):
-    """Something in one of the player's games, or of their tickets. Ignore a type you do not know."""
-    id = fields.String(required=True, metadata={"description": "resume after it (`after`, Last-Event-ID)"})
-    type = fields.String(required=True, metadata={"description": ", ".join(NOTICE_TYPES) + ", or one added later"})
-    at = fields.Float(required=True, metadata={"description": "when, seconds since the epoch"})
-    game_id = fields.String(metadata={"description": "the game concerned"})
-    seat = fields.Integer(metadata={"description": "the player's seat in that game"})
-    version = fields.Integer(metadata={"description": "the game's version: your_turn's If-Match"})
-    deadline = fields.Float(allow_none=True, metadata={
-        "description": "your_turn, turn_reminder: when a fallback bot moves instead (seconds since the epoch), "
-                       "or null"})
-    seconds_left = fields.Float(metadata={"description": "turn_reminder: how long the turn has left"})
-    bot = fields.String(metadata={"description": "turn_timeout: the bot that played for the player's seat; "
-                                                 "seat_left: the bot that plays the seat left"})
-    won = fields.Boolean(metadata={"description": "game_over: whether the player's side won"})
-    outcome = fields.Nested(Outcome, metadata={"description": "game_over: how it ended"})
-    missed = fields.Integer(allow_none=True, metadata={
-        "description": f"turn_timeout, opponent_absent: the seat's timers run out in a row (at "
-                       f"{MISSED_TURNS_TO_FORFEIT} it forfeits)"})
-    scores = fields.List(fields.Integer(), metadata={"description": "game_over: the final scores by camp"})
-    taken_seat = fields.Integer(metadata={"description": "seat_taken: the seat just taken"})
-    name = fields.String(metadata={"description": "seat_taken: who took it"})
-    ticket_id = fields.String(metadata={"description": "matched, ticket_expired: the ticket"})
-    why = fields.String(validate=validate.OneOf(("deadline", "absent")), metadata={
-        "description": "ticket_expired: its wait ended, or its player was gone (getTicket's `expired_because`)"})
-    previous_game_id = fields.String(metadata={"description": "rematch_offered, rematch_declined: the game it follows"})
-    tournament_id = fields.String(metadata={"description": "tournament_round: the tournament"})
-    round = fields.Integer(metadata={"description": "tournament_round: the round (from 0)"})
-    game = fields.Integer(metadata={"description": "tournament_round: which game of the pairing (from 0)"})
-    opponent = fields.String(metadata={"description": "tournament_round: who you meet"})
-    absent_seat = fields.Integer(metadata={"description": "opponent_absent: the seat whose turn timer ran out"})
-    forfeit_at = fields.Float(allow_none=True, metadata={
-        "description": "opponent_absent: when that seat forfeits if it stays away (seconds since the epoch)"})
-    left_seat = fields.Integer(metadata={"description": "seat_left: the seat a person left to `bot`"})
-    asked_by = fields.Nested(SeatNamed, metadata={"description": "rematch_offered: who asked"})
-    declined_by = fields.Nested(SeatNamed, metadata={"description": "rematch_declined: who said no (or took it back)"})

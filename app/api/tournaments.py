@@ -108,6 +108,24 @@ class Round(s.Answer):
     pairings = fields.List(fields.Nested(Table), required=True, metadata={"description": "its tables"})
 
 
+class TournamentRoundEvent(s.Answer):
+    """streamTournament's `round`: a round paired."""
+    id = fields.String(required=True, metadata={"description": "Last-Event-ID resumes after it"})
+    type = fields.String(required=True, validate=validate.OneOf(["round"]))
+    round = fields.Integer(required=True)
+    pairings = fields.List(fields.Nested(Table), required=True, metadata={"description": "its tables"})
+
+
+class TournamentStandingsEvent(s.Answer):
+    """streamTournament's `standings`: the tournament after a change."""
+    id = fields.String(required=True, metadata={"description": "Last-Event-ID resumes after it"})
+    type = fields.String(required=True, validate=validate.OneOf(["standings"]))
+    revision = fields.Integer(required=True, metadata={"description": "getTournament's `revision` at this change"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    rounds_played = fields.Integer(required=True)
+    standings = fields.List(fields.Nested(StandingRow), required=True, metadata={"description": "best first"})
+
+
 class TournamentSummary(s.Answer):
     id = fields.String(required=True)
     format = fields.String(required=True, validate=validate.OneOf(FORMATS))

@@ -124,9 +124,10 @@ class WebhookStore:
         every = self._loaded(app_id, self.redis.zrevrange(listing, 0, LISTED_DELIVERIES - 1), status)
         return every[offset:offset + limit], len(every)
 
-    def redact(self, app_id: str, needles: list[bytes]) -> int:
+    def redact(self, app_id: str, needles: list[bytes], replacement: str) -> int:
         """Every delivery of the app still kept whose payload holds any of `needles` (an erased
-        person's name or id) keeps its status and attempts; its payload keeps only its type and time."""
+        person's name or id) keeps its status, attempts and shape; each string of its payload that
+        holds a needle becomes `replacement`."""
         redacted = 0
         for endpoint_id in self.endpoints(app_id):
             for delivery_id in self.redis.zrange(deliveries_key(app_id, endpoint_id), 0, -1):
@@ -134,9 +135,8 @@ class WebhookStore:
                 found = self.redis.hget(key, "doc")
                 if found and any(needle in found for needle in needles):
                     delivery = json.loads(found)
-                    sent = json.loads(delivery["payload"])
-                    delivery["payload"] = json.dumps({"type": sent["type"], "timestamp": sent["timestamp"], "data": {
-                        "type": sent["data"].get("type", sent["type"]), "at": sent["data"].get("at", 0)}})
+                    delivery["payload"] = json.dumps(_replaced(json.loads(delivery["payload"]), needles, replacement),
+                                                     separators=(",", ":"))
                     self.redis.hset(key, "doc", json.dumps(delivery))
                     redacted += 1
         return redacted
@@ -167,3 +167,14 @@ class WebhookStore:
         found = sorted((pair for bucket in pipe.execute() for pair in bucket), key=lambda pair: pair[1])[:limit]
         return [(app_id, delivery_id, int(due)) for (app_id, _, delivery_id), due in
                 ((member.decode().partition("/"), due) for member, due in found)]
+
+
+def _replaced(value, needles: list[bytes], replacement: str):
+    """`value` (parsed JSON) with each string holding any of `needles` replaced."""
+    if isinstance(value, dict):
+        return {key: _replaced(item, needles, replacement) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, needles, replacement) for item in value]
+    if isinstance(value, str) and any(needle in value.encode() for needle in needles):
+        return replacement
+    return value

@@ -190,9 +190,9 @@ class WebhookService:
         self.dispatcher.deliver_webhook(app_id, delivery_id, lease)
         return delivery_id
 
-    def redact(self, app_id: str, needles: list[bytes]) -> int:
-        """Deliveries still kept that mention an erased person are kept without their payload."""
-        return self.store.redact(app_id, needles) if app_id != PUBLIC_APP else 0
+    def redact(self, app_id: str, needles: list[bytes], replacement: str) -> int:
+        """Deliveries still kept that mention an erased person keep their shape, each mention replaced."""
+        return self.store.redact(app_id, needles, replacement) if app_id != PUBLIC_APP else 0
 
     def deliveries(self, app_id: str, endpoint_id: str, offset: int, limit: int,
                    status: str | None = None) -> tuple[list[dict], int]:

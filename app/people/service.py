@@ -110,7 +110,7 @@ class People:
         needles = [player_id.encode(), *(n.encode() for n in names), *(dump(n)[1:-1].encode() for n in names)]
         for other in co_players - {player_id}:
             self.players.store.drop_notices_naming(other, needles)
-        self.webhooks.redact(app_of(player_id), needles)
+        self.webhooks.redact(app_of(player_id), needles, ERASED_NAME)
         if doc.get("external_id"):
             self.players.store.release_external_id(app_of(player_id), doc["external_id"], player_id)
         self.players.store.erase(player_id)

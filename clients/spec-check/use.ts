@@ -34,3 +34,20 @@ export async function onNoticeWithOrval(message: orval.BotStreamMessage): Promis
                                         { "If-Match": `"${message.data.version}"` });
   return answer.status;
 }
+
+// Notices, webhooks and a tournament's stream narrow on their discriminators in both clients.
+import type { PlayerNotice, WebhookPayload, TournamentStreamMessage, CreateGameRequest } from "./generated/hey-api/types.gen";
+
+export function onPlayerNotice(notice: PlayerNotice): string {
+  return notice.type === "ticket_expired" ? `ticket ${notice.ticket_id}: ${notice.why}` : notice.type;
+}
+
+export function onWebhook(payload: WebhookPayload): string {
+  return payload.type === "seat_taken" ? `${payload.data.name} sat at ${payload.data.taken_seat}` : payload.type;
+}
+
+export function onTournament(message: TournamentStreamMessage | orval.TournamentStreamMessage): string {
+  return message.event === "standings" ? `revision ${message.data.revision}` : `round ${message.data.round}`;
+}
+
+export const quickGame: CreateGameRequest & orval.CreateGameRequest = { players: 2 };
