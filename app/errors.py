@@ -139,6 +139,14 @@ class ReplayUnavailable(ServiceError):
     status, code = 409, "replay_unavailable"
 
 
+class AnalysisNotFound(ServiceError):
+    status, code = 404, "analysis_not_found"
+
+
+class MatchNotOver(ServiceError):
+    status, code = 409, "match_not_over"
+
+
 class InvalidAppKey(ServiceError):
     status, code = 401, "invalid_app_key"
 

@@ -44,6 +44,8 @@ from .ops.config import settings
 from .ops.connection import connect
 from .ops.request_records import RequestRecords
 from .ops.tenant_figures import TenantFigures
+from .review.service import GameReviews
+from .review.store import AnalysisStore
 from .ops.window_counts import WindowCounts
 from .people.service import People
 from .players.effects import RemindPlayers, Settlement, TellPlayers
@@ -106,6 +108,8 @@ class Services:
                                      min_turn_seconds=config["MIN_TURN_SECONDS"])
         matches = MatchStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"])
         self.matches = MatchService(matches, self.games, self.seating, self.writer, self.dispatcher, self.accounts)
+        self.reviews = GameReviews(AnalysisStore(client), self.games, self.matches, self.dispatcher,
+                                   config["ANALYSIS_BUDGET_MS"], config["ANALYSIS_LEASE_SECONDS"])
         self.tournaments = TournamentService(
             TournamentStore(client, config["FINISHED_GAME_TTL"], config["BOT_QUEUE"], self.store.feed_commands[0]),
             self.matches, self.games, self.seating, self.players, self.ladders, config["MIN_TURN_SECONDS"])
@@ -121,7 +125,8 @@ def quotas(config: dict, whose: str) -> dict[str, int]:
             "rated_min_account_seconds": config[f"{whose}_RATED_MIN_ACCOUNT_SECONDS"],
             "players_per_address_hour": config[f"{whose}_PLAYERS_PER_ADDRESS_HOUR"],
             "players_per_key_hour": config[f"{whose}_PLAYERS_PER_KEY_HOUR"],
-            "client_creates_players": config[f"{whose}_CLIENT_CREATES_PLAYERS"]}
+            "client_creates_players": config[f"{whose}_CLIENT_CREATES_PLAYERS"],
+            "analyses_per_hour": config[f"{whose}_ANALYSES_PER_HOUR"]}
 
 
 def secret_key(config: dict) -> bytes:

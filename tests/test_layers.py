@@ -25,6 +25,7 @@ LAYERS = [
     ("app.accounts",),  # outside bots and the rating ladders
     ("app.apps",),  # apps, their keys, quotas and webhooks
     ("app.matches",),  # bot matches
+    ("app.review",),  # finished games' and matches' analyses, on the workers
     ("app.players",),  # people across games
     ("app.tournaments",),  # tournaments of bots and people: each pairing a match or people's games
     ("app.matchmaking",),  # quick play: tickets that become games

@@ -32,3 +32,7 @@ def advance_match(match_id: str) -> bool:
 
 def deliver_webhook(app_id: str, delivery_id: str) -> bool:
     return tasks.deliver_webhook(_services(), app_id, delivery_id)
+
+
+def analyse_game(game_id: str) -> bool:
+    return tasks.analyse_game(_services(), game_id)

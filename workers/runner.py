@@ -29,7 +29,7 @@ from rq.worker import WorkerStatus
 
 from app.ops import metrics
 from app import wiring
-from app.jobs.dispatch import match_queue_name, webhook_queue_name
+from app.jobs.dispatch import analysis_queue_name, match_queue_name, webhook_queue_name
 from app.jobs.sweep import sweep_forever
 from app.ops.lifelines import tie_forks_to_their_parent
 from app.ops.connection import StoreUnavailable, connect
@@ -159,7 +159,8 @@ def run_worker(redis_url: str, queue_name: str, stall_seconds: float, burst: boo
     tie_forks_to_their_parent()
     group = os.getpid()
     stop = threading.Event()
-    matches = _MatchWorker(redis_url, [queue_name, match_queue_name(queue_name)], group, burst, stop)
+    matches = _MatchWorker(redis_url, [queue_name, match_queue_name(queue_name), analysis_queue_name(queue_name)],
+                           group, burst, stop)
     threading.Thread(target=_sweep, args=(redis_url, queue_name, stall_seconds, stop), name="ronda-sweeper",
                      daemon=True).start()
     try:

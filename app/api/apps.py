@@ -45,6 +45,8 @@ class Quotas(Answer):
         "description": "players made with the client key in an hour, all addresses (429 `players_per_key`)"})
     client_creates_players = fields.Integer(required=True, metadata={
         "description": "1: the client key makes players (createPlayer); 0: only the app's server does (sign-in)"})
+    analyses_per_hour = fields.Integer(required=True, metadata={
+        "description": "game analyses asked for in an hour (429 `analyses`; 0: no cap)"})
 
 
 class QuotasRequest(Schema):
@@ -57,6 +59,7 @@ class QuotasRequest(Schema):
     players_per_address_hour = Integer(validate=validate.Range(min=0))
     players_per_key_hour = Integer(validate=validate.Range(min=0))
     client_creates_players = Integer(validate=validate.OneOf((0, 1)))
+    analyses_per_hour = Integer(validate=validate.Range(min=0))
 
 
 class AppKeyState(Answer):

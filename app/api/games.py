@@ -12,6 +12,8 @@ from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOK
                      services, token_first)
 from .smorest import Blueprint
 from ..live.streams import event_stream
+from ..review.service import analysis_view
+from .analysis_schemas import Analysis
 from .problems import problem_of
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
@@ -143,6 +145,36 @@ class Replay(MethodView):
         409 `game_not_over` before then.
         """
         return services().games.replay(game_id)
+
+
+@blp.route("/<game_id>/analysis")
+class GameAnalysis(MethodView):
+    @blp.doc(operationId="analyseGame")
+    @blp.response(202, Analysis, description="The analysis asked for (or the one asked for before): its status")
+    @documents_problems(blp, 404, 409, 429)
+    def post(self, game_id):
+        """Ask for a finished game's analysis
+
+        Every decision of every seat weighed by the master from what that seat knew then, and with
+        every card seen (docs/analysis.md), on the workers. Asked for once: asking again answers the
+        same analysis (a failed one is asked for again). 409 `game_not_over` before the game ends;
+        429 `quota_exceeded` past the app's `analyses_per_hour` (Retry-After: the hour's end).
+        """
+        app_id = current_app_id()
+        doc, _ = services().reviews.request(game_id, admit=lambda: services().apps.admit_analyses(app_id))
+        return analysis_view(doc), 202, {"Location": url_for("games.GameAnalysis", game_id=game_id)}
+
+    @blp.doc(operationId="getGameAnalysis")
+    @blp.response(200, Analysis, description="pending, running (with its progress), done or failed")
+    @documents_problems(blp, 404)
+    def get(self, game_id):
+        """A game's analysis
+
+        Each decision's options with their values, the choice, the best, the points given up and a
+        mark; each seat's mean loss, marks and accuracy (once `done`). 404 `analysis_not_found`
+        before one is asked for. Any reader of the game may read it: its hands are public once it is over.
+        """
+        return analysis_view(services().reviews.read(game_id))
 
 
 @blp.route("/<game_id>/seats/<int:seat>")

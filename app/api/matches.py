@@ -8,7 +8,9 @@ from ..accounts.service import MAX_MOVE_SECONDS
 from ..matches.service import FORFEIT_TIMEOUTS, MAX_GAMES
 from . import idempotency
 from . import schemas as s
+from .analysis_schemas import MatchAnalysis
 from .common import documents_problems, request_address, services
+from .tenancy import current_app_id
 from .smorest import Blueprint
 
 blp = Blueprint("matches", __name__, url_prefix="/matches", description="Bot-only matches for bot authors")
@@ -97,3 +99,28 @@ class MatchGames(MethodView):
                                              pagination_parameters.page_size)
         pagination_parameters.item_count = total
         return games
+
+
+@blp.route("/<match_id>/analysis")
+class MatchAnalysisResource(MethodView):
+    @blp.doc(operationId="analyseMatch")
+    @blp.response(202, MatchAnalysis, description="Each game's analysis asked for; the bots' review so far")
+    @documents_problems(blp, 404, 409, 429)
+    def post(self, match_id):
+        """Ask for every game of a finished match to be analysed
+
+        For bot authors: each game analysed as analyseGame does; getMatchAnalysis then gives each
+        bot's mean loss per decision, marks, accuracy and its worst decisions (with their games).
+        Each game asked for counts on the app's `analyses_per_hour` (429 past it: none is asked for).
+        """
+        app_id = current_app_id()
+        review = services().reviews.request_match(
+            match_id, admit=lambda count: services().apps.admit_analyses(app_id, count))
+        return review, 202, {"Location": url_for("matches.MatchAnalysisResource", match_id=match_id)}
+
+    @blp.doc(operationId="getMatchAnalysis")
+    @blp.response(200, MatchAnalysis, description="Each bot's review over the games analysed so far")
+    @documents_problems(blp, 404)
+    def get(self, match_id):
+        """A match's analysis, per bot"""
+        return services().reviews.match_review(match_id)

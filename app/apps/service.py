@@ -33,7 +33,8 @@ CLIENT, SERVER, BOTH = "client", "server", "both"
 KEY_PREFIXES = {CLIENT: "rapp.", SERVER: "rsrv."}
 CACHE_SECONDS = 2.0
 QUOTAS = ("requests_per_minute", "live_games", "players", "live_games_per_player", "rated_min_games",
-          "rated_min_account_seconds", "players_per_address_hour", "players_per_key_hour", "client_creates_players")
+          "rated_min_account_seconds", "players_per_address_hour", "players_per_key_hour", "client_creates_players",
+          "analyses_per_hour")
 HOUR = 3600
 
 
@@ -169,12 +170,20 @@ class AppService:
             caps = (("players_per_address", f"address:{address}", quotas["players_per_address_hour"]),
                     ("players_per_key", "key", quotas["players_per_key_hour"]))
             for budget, scope, cap in caps:
-                if cap and not self.store.count_made_player(app_id, scope, hour, cap):
+                if cap and not self.store.count_in_hour(app_id, scope, hour, cap):
                     raise QuotaExceeded(f"{cap} players an hour are made here at most ({budget})", budget=budget,
                                         retry_after=max(1, int((hour + 1) * HOUR - time.time())))
         quota = quotas["players"]
         if not self.store.add_player(app_id, quota):
             raise QuotaExceeded(f"this app has its quota of {quota} players", budget="app_players")
+
+    def admit_analyses(self, app_id: str, count: int = 1):
+        """`count` more game analyses asked for in the app this hour; 429 (until the hour ends) past
+        its `analyses_per_hour`."""
+        cap, hour = self.quotas(app_id)["analyses_per_hour"], int(time.time() // HOUR)
+        if cap and count and not self.store.count_in_hour(app_id, "analyses", hour, cap, count):
+            raise QuotaExceeded(f"{cap} game analyses an hour are asked for here at most", budget="analyses",
+                                retry_after=max(1, int((hour + 1) * HOUR - time.time())))
 
     def release_player(self, app_id: str):
         """Count back a player admitted but not made (a sign-in that lost its race)."""

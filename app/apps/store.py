@@ -5,7 +5,7 @@ import json
 import time
 
 from ..ops.connection import RedisClient
-from ..ops.keys import APPS_KEY, app_key, app_players_key, app_players_made_key
+from ..ops.keys import APPS_KEY, app_key, app_players_key, app_hour_count_key
 
 
 class AppStore:
@@ -36,16 +36,15 @@ class AppStore:
             return False
         return True
 
-    def count_made_player(self, app_id: str, scope: str, hour: int, cap: int) -> bool:
-        """One more player made by `scope` (an address, the client key) in this hour, unless it made
-        `cap` already; its count expires with the hour."""
-        key = app_players_made_key(app_id, scope, hour)
+    def count_in_hour(self, app_id: str, scope: str, hour: int, cap: int, count: int = 1) -> bool:
+        """`count` more made or asked for by `scope` (an address, the client key, analyses) in this
+        hour, unless that passes `cap`; its count expires with the hour."""
+        key = app_hour_count_key(app_id, scope, hour)
         pipe = self.redis.pipeline(transaction=True)
-        pipe.incr(key)
+        pipe.incrby(key, count)
         pipe.expire(key, 2 * 3600)
-        count = pipe.execute()[0]
-        if count > cap:
-            self.redis.decr(key)
+        if pipe.execute()[0] > cap:
+            self.redis.decrby(key, count)
             return False
         return True
 

@@ -3,7 +3,7 @@ each action shows the whole table (every hand is public once a game is over). Th
 events say which action each step was; events the engine did not make (a seat taken or left, a
 timer that ran out) are the service's and are passed over."""
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from .actions import perform
 from .cards import ids
@@ -20,23 +20,32 @@ class ReplayDiverged(Exception):
     """The log is not what the engine makes of its own actions (a game played under older rules)."""
 
 
+def played_over(rules: Rules, players: int, seed: str, first_dealer: int, events: list[dict],
+                deck: Sequence[str] | None = None) -> Iterator[tuple[Game, int | None, dict | None, int]]:
+    """The game played over from its log: after the deal (no seat, no action), then after each
+    action, `(game, the seat that acted, its action, the id of the last event it follows)`. The
+    game is the one being played over: a caller that keeps a position clones it."""
+    logged = [event for event in events if event["type"] not in SERVICE_EVENTS]
+    game = Game(rules, players, seed=seed, deck=deck, first_dealer=first_dealer)
+    position = _matched(game.events or [], logged, 0)
+    yield game, None, None, logged[position - 1]["id"]
+    while position < len(logged):
+        event = logged[position]
+        if event["type"] == "game_over" and event.get("reason"):  # ended off the table: no move of its own
+            return
+        if event["type"] not in ACTIONS:
+            raise ReplayDiverged(f"event {event['id']} ({event['type']}) is not the engine's next")
+        action = ACTIONS[event["type"]](event)
+        position = _matched(perform(game, event["seat"], action) or [], logged, position)
+        yield game, event["seat"], action, logged[position - 1]["id"]
+
+
 def replay_frames(rules: Rules, players: int, seed: str, first_dealer: int, events: list[dict],
                   deck: Sequence[str] | None = None) -> list[dict]:
     """The table after the deal and after each action: the id of the last event it follows,
     every hand, the table, the pile, the stock's size and the scores."""
-    logged = [event for event in events if event["type"] not in SERVICE_EVENTS]
-    game = Game(rules, players, seed=seed, deck=deck, first_dealer=first_dealer)
-    position = _matched(game.events or [], logged, 0)
-    frames = [_frame(game, logged, position)]
-    while position < len(logged):
-        event = logged[position]
-        if event["type"] == "game_over" and event.get("reason"):  # ended off the table: no move of its own
-            break
-        if event["type"] not in ACTIONS:
-            raise ReplayDiverged(f"event {event['id']} ({event['type']}) is not the engine's next")
-        position = _matched(perform(game, event["seat"], ACTIONS[event["type"]](event)) or [], logged, position)
-        frames.append(_frame(game, logged, position))
-    return frames
+    return [_frame(game, event_id) for game, _, _, event_id in
+            played_over(rules, players, seed, first_dealer, events, deck)]
 
 
 def _matched(made: list[dict], logged: list[dict], position: int) -> int:
@@ -49,7 +58,7 @@ def _matched(made: list[dict], logged: list[dict], position: int) -> int:
     return position + len(made)
 
 
-def _frame(game: Game, logged: list[dict], position: int) -> dict:
-    return {"event_id": logged[position - 1]["id"], "hands": [ids(hand) for hand in game.hands],
+def _frame(game: Game, event_id: int) -> dict:
+    return {"event_id": event_id, "hands": [ids(hand) for hand in game.hands],
             "table": ids(game.table), "pile": ids(game.pile), "stock_count": len(game.stock),
             "scores": list(game.scores)}

@@ -150,8 +150,15 @@ class GameService:
 
     def replay(self, game_id: str) -> list[dict]:
         """A finished game's table after the deal and after each action, every hand shown."""
-        loaded = self.load(game_id)
-        doc = loaded.doc
+        try:
+            return replay_frames(*self.finished_log(game_id))
+        except ReplayDiverged as error:
+            raise ReplayUnavailable(f"this game cannot be played over: {error}") from None
+
+    def finished_log(self, game_id: str, loaded: LoadedGame | None = None) -> tuple:
+        """What a finished game is played over from: its rules, players, seed, first dealer, log and
+        first deck; 409 before it is over, or when its first deck was not kept."""
+        doc = (loaded or self.load(game_id)).doc
         if doc["status"] != FINISHED:
             raise GameNotOver("a game is replayed once it is over (its hands are public then)")
         events, after = [], 0
@@ -162,11 +169,8 @@ class GameService:
             raise ReplayUnavailable("this game's first deck was not kept (it was dealt from the creator's deck "
                                     "before decks were kept): its log is all there is")
         first_dealer = next(event["dealer"] for event in events if event["type"] == "round_start")
-        try:
-            return replay_frames(rules_from_dict(doc["rules"]), doc["players"], doc["engine"]["seed"], first_dealer,
-                                 events, deck=doc.get("deck"))
-        except ReplayDiverged as error:
-            raise ReplayUnavailable(f"this game cannot be played over: {error}") from None
+        return (rules_from_dict(doc["rules"]), doc["players"], doc["engine"]["seed"], first_dealer, events,
+                doc.get("deck"))
 
     # ----- acting ----------------------------------------------------------------------------
     def act(self, game_id: str, token: str | None, if_match: int | None, action: dict,

@@ -38,6 +38,11 @@ def job_safe(game_id: str) -> str:
     return game_id.replace(SEPARATOR, "__")
 
 
+def analysis_queue_name(live_queue: str) -> str:
+    """Game analyses: the match process takes them after its match games, the live one never."""
+    return f"{live_queue}-analyses"
+
+
 def webhook_queue_name(live_queue: str) -> str:
     """Webhook deliveries too, served by `ronda worker --webhooks`: a slow endpoint slows no game."""
     return f"{live_queue}-webhooks"
@@ -55,6 +60,7 @@ class RQDispatcher:
         self.queues = [(Queue(queue_name, connection=connection),
                         Queue(match_queue_name(queue_name), connection=connection)) for connection in connections]
         self.webhooks = Queue(webhook_queue_name(queue_name), connection=connections[0])
+        self.analyses = [Queue(analysis_queue_name(queue_name), connection=connection) for connection in connections]
         self._registered: set[str] = set()
         self.options = dict(job_timeout=JOB_TIMEOUT, retry=JOB_RETRY, result_ttl=60, failure_ttl=24 * 3600,
                             meta={"live_queue": queue_name})
@@ -124,6 +130,11 @@ class RQDispatcher:
         self._once(self.webhooks, "workers.jobs.deliver_webhook", (app_id, delivery_id),
                    f"webhook-{delivery_id}-{lease}", {**self.options, "retry": None})
 
+    def analyse_game(self, game_id: str, weighed: int):
+        """The next part of a game's analysis (from its `weighed`-th decision), queued once."""
+        self._once(self.analyses[zlib.crc32(game_id.encode()) % len(self.analyses)], "workers.jobs.analyse_game",
+                   (game_id,), f"analysis-{job_safe(game_id)}-{weighed}")
+
     def match_game_over(self, match_id: str, game_id: str):
         self._queues_of(match_id)[0].enqueue("workers.jobs.advance_match", match_id,
                                              job_id=f"advance-{job_safe(game_id)}", **self.options)
@@ -132,7 +143,7 @@ class RQDispatcher:
         many = len(self.queues) > 1
         return {**{f"{queue.name}@{index}" if many else queue.name: queue.count
                    for index, pair in enumerate(self.queues) for queue in pair},
-                self.webhooks.name: self.webhooks.count}
+                self.webhooks.name: self.webhooks.count, self.analyses[0].name: sum(q.count for q in self.analyses)}
 
     def match_game(self, match_id: str, index: int, waiting: set[str] | None = None) -> bool:
         return self._once(self._queues_of(match_id)[1], "workers.jobs.play_match_game", (match_id, index),
@@ -195,8 +206,12 @@ class InProcessDispatcher:
     def match_game_over(self, match_id: str, game_id: str):
         self.live.submit(lambda: tasks.advance_match(self.services, match_id))
 
+    def analyse_game(self, game_id: str, weighed: int):
+        self.match_work.submit(lambda: tasks.analyse_game(self.services, game_id))
+
     def queue_depths(self) -> dict[str, int]:
-        return {"in-process live moves": self.live.work.qsize(), "in-process matches": self.match_work.work.qsize(),
+        return {"in-process live moves": self.live.work.qsize(),
+                "in-process matches and analyses": self.match_work.work.qsize(),
                 "in-process webhooks": self.webhook_work.work.qsize()}
 
     def match_game(self, match_id: str, index: int):

@@ -16,7 +16,8 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
     again from the game itself when a failover lost it), or a match
     that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
     MatchService.reconcile), and a finished game's settlement left noted for as long is made
-    (app/players/effects.py), long turns' reminders are sent, and running tournaments move on.
+    (app/players/effects.py), long turns' reminders are sent, running tournaments move on, and an
+    analysis whose worker died goes on.
     Quick play's tickets are grouped as their windows widen, and expire, and webhook deliveries
     due are queued, every MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
     Each part runs whatever the others met."""
@@ -37,6 +38,7 @@ def sweep_forever(services, stall_seconds: float, stop: threading.Event):
         _swept("tournaments", services.tournaments.reconcile, stall_seconds)
         _swept("settlements", services.settlement.settle_noted, stall_seconds)
         _swept("turn reminders", services.reminders.remind_due)
+        _swept("analyses", services.reviews.redo_lapsed)
         if time.monotonic() >= next_prune:
             next_prune = time.monotonic() + LISTING_PRUNE_SECONDS
             _swept("listings", services.sweeper.prune_listings)

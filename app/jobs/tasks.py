@@ -35,3 +35,9 @@ def deliver_webhook(services, app_id: str, delivery_id: str) -> bool:
     once, and the next delivery, to another endpoint, does not wait for this one's answer."""
     services.attempts.submit(app_id, delivery_id)
     return True
+
+
+def analyse_game(services, game_id: str) -> bool:
+    """A part of a game's analysis (a few seconds of it); the rest is queued behind other work."""
+    with JOB_SECONDS.labels("analysis").time():
+        return services.reviews.work(game_id)

@@ -127,6 +127,11 @@ class Config:
     # the whole key (0: no cap); `client_creates_players` 0: only the app's server makes players.
     APP_PLAYERS_PER_ADDRESS_HOUR = int(os.environ.get("RONDA_APP_PLAYERS_PER_ADDRESS_HOUR", 100))
     PUBLIC_PLAYERS_PER_ADDRESS_HOUR = int(os.environ.get("RONDA_PUBLIC_PLAYERS_PER_ADDRESS_HOUR", 0))
+    # Game analyses asked for in an hour, per app (0: no cap); a decision's time in each (app/review).
+    APP_ANALYSES_PER_HOUR = int(os.environ.get("RONDA_APP_ANALYSES_PER_HOUR", 200))
+    PUBLIC_ANALYSES_PER_HOUR = int(os.environ.get("RONDA_PUBLIC_ANALYSES_PER_HOUR", 200))
+    ANALYSIS_BUDGET_MS = float(os.environ.get("RONDA_ANALYSIS_BUDGET_MS", 150))
+    ANALYSIS_LEASE_SECONDS = float(os.environ.get("RONDA_ANALYSIS_LEASE_SECONDS", 30))  # a dead worker's part: redone
     APP_PLAYERS_PER_KEY_HOUR = int(os.environ.get("RONDA_APP_PLAYERS_PER_KEY_HOUR", 5000))
     PUBLIC_PLAYERS_PER_KEY_HOUR = int(os.environ.get("RONDA_PUBLIC_PLAYERS_PER_KEY_HOUR", 0))
     APP_CLIENT_CREATES_PLAYERS = int(os.environ.get("RONDA_APP_CLIENT_CREATES_PLAYERS", 1))

@@ -181,6 +181,16 @@ def settlement_owed_key(bucket: int) -> str:
     return f"games:settlement_owed:{bucket}"
 
 
+def analysis_key(game_id: str) -> str:
+    """A finished game's analysis (app/review), kept with the game in its slot."""
+    return f"{{game:{game_id}}}:analysis"
+
+
+def analyses_due_key(bucket: int) -> str:
+    """Analyses under way (game id -> when their lease ends, ms): one whose worker died is queued again."""
+    return f"games:analyses_due:{bucket}"
+
+
 def bucket_of(game_id: str) -> int:
     return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
 
@@ -213,9 +223,11 @@ def app_players_key(app_id: str) -> str:
     return f"{{app:{app_id}}}:players"
 
 
-def app_players_made_key(app_id: str, scope: str, hour: int) -> str:
-    """How many players `scope` (an address, the client key) made in the app in one hour."""
-    return f"{{app:{app_id}}}:players-made:{scope}:{hour}"
+def app_hour_count_key(app_id: str, scope: str, hour: int) -> str:
+    """How many players `scope` (an address, the client key) made in the app in one hour, or
+    (`analyses`) how many game analyses it asked for."""
+    return f"{{app:{app_id}}}:players-made:{scope}:{hour}" if scope != "analyses" else \
+        f"{{app:{app_id}}}:analyses-asked:{hour}"
 
 
 def app_external_ids_key(app_id: str) -> str:
