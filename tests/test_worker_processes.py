@@ -246,3 +246,47 @@ def test_a_restarted_worker_schedules_turn_timers_before_the_dead_schedulers_loc
         for worker in workers:
             if worker.poll() is None:
                 stop(worker)
+
+
+def test_a_worker_killed_mid_analysis_leaves_it_finished_by_the_next_and_live_bots_answer_meanwhile(
+        redis_url, queue_name):
+    """Issue 66, 2: analyses queue on the match process (after match games), never on the live
+    one: a person's game against a bot gets every reply while analyses wait. A worker SIGKILLed
+    in the middle of an analysis leaves it `running` with a lease; the next worker goes on from
+    the decision it had reached, and every decision is there once, in order."""
+    settings = {"RONDA_ANALYSIS_BUDGET_MS": "40", "RONDA_ANALYSIS_LEASE_SECONDS": "3"}
+    worker = start_worker(redis_url, queue_name, **settings)
+    client = rq_client(redis_url, queue_name)
+    try:
+        bots = {"players": 2, "rules": {"preset": "simple", "target": 21},
+                "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]}
+        game_ids = [client.post("/games", json=bots).json["game"]["id"] for _ in range(4)]
+        wait_for(lambda: finished(client, game_ids), 120)
+        for game_id in game_ids:
+            assert client.post(f"/games/{game_id}/analysis").status_code == 202
+
+        def analyses():
+            return [client.get(f"/games/{game_id}/analysis").json for game_id in game_ids]
+        person = client.post("/games", json={"players": 2, "rules": {"preset": "simple"}, "seats": [
+            {"type": "human", "name": "Amina"}, {"type": "bot", "bot": "greedy"}]}).json
+        game_id, token = person["game"]["id"], person["tokens"][0]["token"]
+        for _ in range(3):  # each move answered by the bot while the analyses wait their turn
+            view = wait_for(lambda: (v := client.get(f"/games/{game_id}/view", headers={
+                "Authorization": f"Bearer {token}"}).json)["awaiting"] == [0] and v, 60)
+            client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                        headers={"Authorization": f"Bearer {token}", "If-Match": f'"{view["version"]}"'})
+        wait_for(lambda: client.get(f"/games/{game_id}").json["awaiting"] == [0], 60)
+        assert any(a["status"] != "done" for a in analyses())  # the bot answered with analyses still to do
+        cut = wait_for(lambda: next((a for a in analyses() if a["status"] == "running"
+                                     and 0 < a["progress"]["decisions_done"] < a["progress"]["decisions_total"]),
+                                    None), 120)
+        worker.kill()
+        worker.wait()
+        assert client.get(f"/games/{cut['game_id']}/analysis").json["status"] == "running"
+        worker = start_worker(redis_url, queue_name, **settings)
+        done = wait_for(lambda: all(a["status"] == "done" for a in analyses()) and analyses(), 240)
+        for analysis in done:
+            assert [d["index"] for d in analysis["decisions"]] == list(range(analysis["progress"]["decisions_total"]))
+    finally:
+        if worker.poll() is None:
+            stop(worker)
