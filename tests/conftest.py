@@ -67,7 +67,7 @@ def live_server(redis_url):
 
     from app import create_app
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "OPERATOR_KEY": LIVE_OPERATOR_KEY,
-                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0, "ANALYSIS_BUDGET_MS": 2})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}"

@@ -18,7 +18,7 @@ FAMILIES = {
     "level_summary": ["1", "2", "3", "4", "5", "6"], "declaration": ["ronda", "double_ronda", "tringa"],
     "connection": ["connecting", "live", "reconnecting", "over"],
     "status": ["open", "active", "running", "finished", "cancelled"],
-    "tournament": ["round_robin", "swiss", "arena"],
+    "tournament": ["round_robin", "swiss", "arena"], "mark": ["best", "good", "inaccuracy", "mistake", "blunder"],
 }
 placeholders = re.compile(r"\{(\w+)\}")
 

@@ -237,6 +237,18 @@ def test_the_matches_page_shows_a_small_matchs_standings_and_replays_its_games(p
     assert first_play["card"] not in [card.get_attribute("data-card") for card in hand.all()]
     page.click("#last")
     expect(page.locator("#step-label")).to_contain_text("Game over")
+    # Issue 66, 5: reviewed by the master, each player's accuracy, and each decision's mark and best option.
+    page.click("#review-game")
+    expect(page.locator("#review li")).to_have_count(2, timeout=60_000)
+    analysis = requests.get(f"{live_server}/games/{game_id}/analysis").json()
+    for seat in analysis["seats"]:
+        expect(page.locator(f"#review li[data-seat='{seat['seat']}']")).to_contain_text(f"{seat['accuracy']:.1f}")
+    page.click("#first")
+    page.click("#next-move")
+    first = analysis["decisions"][0]
+    expect(page.locator("#decision")).to_contain_text(first["mark"].capitalize())
+    expect(page.locator("#decision")).to_contain_text("Played")
+    page.screenshot(path=SCREENSHOTS / "review.png", full_page=True)
 
 
 def test_the_rules_are_in_the_client(page, live_server):

@@ -1,6 +1,6 @@
 // Bot-only matches: start one, follow its progress, read the standings, replay any of its games.
 import { errorText, eventsAfter, get, post } from "./api.js";
-import { cardRow, tableParts } from "./cards.js";
+import { cardName, cardRow, tableParts } from "./cards.js";
 import { h, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { campName, describe, seatName } from "./words.js";
@@ -108,6 +108,7 @@ export async function replayPage(gameId) {
   const frames = game.status === "finished" ? await get(`/games/${gameId}/replay`).catch(() => []) : [];
   const camps = new Set(game.camps).size;
   const replay = steps(events, camps);
+  let analysis = await get(`/games/${gameId}/analysis`).catch(() => null);
   const moves = replay.map((step, index) => ["play", "declaration", "pass"].includes(step.event.type) ? index : -1).filter((i) => i >= 0);
   const rounds = replay.map((step, index) => step.event.type === "round_start" ? index : -1).filter((i) => i >= 0);
   let at = 0;
@@ -127,11 +128,58 @@ export async function replayPage(gameId) {
         frame.hands[seat.seat].length ? cardRow(frame.hands[seat.seat]) : h("span", { class: "muted" }, t("replay.no_card"))))));
   }
 
+  // The analysis's decision a step shows: the seat's first move after the log's `event_id`.
+  const decisionAt = (step) => analysis?.status === "done" ? analysis.decisions.find((d) => d.seat === step.event.seat
+    && events.find((e) => e.id > d.event_id && ["play", "declaration", "pass"].includes(e.type) && e.seat === d.seat)?.id === step.event.id) : null;
+  const actionName = (action) => action.type === "play" ? cardName(action.card) : t(action.type === "declare" ? "review.declare" : "review.pass");
+  const points = (x) => (x > 0 ? "+" : "") + x.toFixed(1);
+
+  function weighed(step) {
+    const decision = decisionAt(step);
+    if (!decision) return null;
+    const chosen = decision.options.find((o) => o.action.type === decision.chosen.type && o.action.card === decision.chosen.card);
+    const best = decision.options.find((o) => o.action.type === decision.best.type && o.action.card === decision.best.card);
+    return h("p", { id: "decision", class: `mark-${decision.mark}` }, h("b", {}, t(`mark.${decision.mark}`)), " ",
+      t("review.decision", { chosen: actionName(decision.chosen), value: points(chosen.value), all: points(chosen.all_cards_value) }),
+      decision.mark === "best" ? null : ` ${t("review.best", { best: actionName(decision.best), value: points(best.value) })}`);
+  }
+
+  // Each player's accuracy once the analysis is done; else the button that asks for it, or its progress.
+  function review() {
+    if (!game.seed) return null; // a game still being played has no review
+    if (!analysis) return h("p", { id: "review" }, h("button", { id: "review-game", onclick: ask }, t("review.ask")));
+    if (analysis.status === "failed") return h("p", { id: "review", class: "error" }, t("review.failed", { why: analysis.error }));
+    if (analysis.status !== "done") {
+      return h("p", { id: "review", role: "status" }, t("review.running", { done: analysis.progress.decisions_done, total: analysis.progress.decisions_total ?? "…" }));
+    }
+    return h("ul", { id: "review", class: "accuracy" }, analysis.seats.map((seat) => h("li", { "data-seat": seat.seat },
+      t("review.accuracy", { who: seatName(game, seat.seat), accuracy: seat.accuracy.toFixed(1), loss: seat.mean_loss.toFixed(2) }))));
+  }
+  async function ask() {
+    try {
+      analysis = await post(`/games/${gameId}/analysis`);
+    } catch (error) {
+      reviewed.replaceChildren(h("p", { class: "error" }, errorText(error)));
+      return;
+    }
+    follow();
+  }
+  async function follow() {
+    render();
+    while (analysis && ["pending", "running"].includes(analysis.status)) {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      analysis = await get(`/games/${gameId}/analysis`).catch(() => analysis);
+      render();
+    }
+  }
+
   function render() {
     const step = replay[at];
     slider.value = at;
+    reviewed.replaceChildren(review() ?? "");
     board.replaceChildren(
       h("p", { id: "step-label", role: "status" }, `${t("replay.step", { n: at + 1, of: replay.length })} `, h("b", {}, describe(step.event, game))),
+      weighed(step),
       h("div", { class: "scores" }, [...Array(camps).keys()].map((camp) => h("div", { class: "camp" },
         h("span", { class: "who" }, campName(game, camp)), h("span", { class: "points" }, step.scores[camp])))),
       tableAt(step),
@@ -143,6 +191,7 @@ export async function replayPage(gameId) {
   const previous = (marks) => marks.findLast((index) => index < at) ?? 0;
   slider.addEventListener("input", () => go(Number(slider.value)));
   const board = h("div", { id: "replay" });
+  const reviewed = h("div", { id: "review-panel" });
   const button = (label, id, onclick) => h("button", { onclick, id, "aria-label": label, title: label }, label);
   show(h("section", { class: "panel" },
     h("h1", {}, t("replay.title", { seats: game.seats.map((s) => seatName(game, s.seat)).join(` ${t("match.vs")} `) })),
@@ -156,6 +205,6 @@ export async function replayPage(gameId) {
       button(t("replay.next_move"), "next-move", () => go(next(moves))),
       button(t("replay.next_round"), "next-round", () => go(next(rounds))),
       button(t("replay.last"), "last", () => go(replay.length - 1)), slider),
-    board));
-  render();
+    reviewed, board));
+  follow();
 }

@@ -241,7 +241,11 @@ export async function table(gameId) {
           row.scores.map((n) => h("td", {}, n))))))) : null,
       h("p", { class: "buttons" }, seat ? h("button", { id: "rematch", onclick: rematch }, t("result.rematch")) : null,
         h("a", { class: "button", href: "#/" }, t("result.new_game")),
-        h("a", { class: "button", href: `#/replay/${gameId}` }, t("result.replay"))),
+        h("a", { class: "button", href: `#/replay/${gameId}` }, t("result.replay")),
+        h("button", { id: "review-game", class: "secondary", onclick: async () => {
+          await post(`/games/${gameId}/analysis`).catch(() => null); // asked before, or over the quota: the replay says
+          location.hash = `#/replay/${gameId}`;
+        } }, t("review.ask"))),
       offer(),
       rematchNotice,
       h("details", { class: "fairness" }, h("summary", {}, t("proof.title")),
