@@ -58,8 +58,8 @@ def main():
         references[seed], seconds = review(seed, games[seed], args.reference)
         print(f"game {seed}: {len(references[seed])} decisions; the reference review took {seconds:.0f} s",
               flush=True)
-    print(f"\n| budget (ms) | s a game | worlds a choice (median) | value error (mean, points) | best agrees "
-          f"| mark agrees | exact decisions' error |")
+    print("\n| budget (ms) | s a game | worlds a choice (median) | value error (mean, points) | best agrees "
+          "| mark agrees | exact decisions' error |")
     print("|---|---|---|---|---|---|---|")
     for budget in budgets:
         seconds, worlds, errors, best, marks, exact_errors = [], [], [], [], [], []
@@ -70,12 +70,14 @@ def main():
                 if mine["forced"]:
                     continue
                 worlds.append(mine["worlds"])
-                gaps = [abs(a["value"] - b["value"]) for a, b in zip(mine["options"], reference["options"], strict=True)]
+                gaps = [abs(a["value"] - b["value"])
+                        for a, b in zip(mine["options"], reference["options"], strict=True)]
                 (exact_errors if mine["exact"] else errors).extend(gaps)
                 best.append(mine["best"] == reference["best"])
                 marks.append(mine["mark"] == reference["mark"])
         print(f"| {budget:.0f} | {statistics.mean(seconds):.1f} | {statistics.median(worlds):.0f} "
-              f"| {statistics.mean(errors):.3f} | {100 * sum(best) / len(best):.0f}% | {100 * sum(marks) / len(marks):.0f}% "
+              f"| {statistics.mean(errors):.3f} | {100 * sum(best) / len(best):.0f}% "
+              f"| {100 * sum(marks) / len(marks):.0f}% "
               f"| {max(exact_errors, default=0):.3f} (max of {len(exact_errors)}) |", flush=True)
 
 

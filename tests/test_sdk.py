@@ -170,3 +170,13 @@ def test_the_generated_client_reads_each_notice_as_its_kind_and_leaves_defaulted
     answer = wait_for_notices.sync(client=me, wait_seconds=10)
     turns = [notice for notice in answer.notices if isinstance(notice, YourTurnNotice)]
     assert turns and turns[0].game_id == game["id"] and turns[0].version >= 1
+
+
+def test_the_example_analyses_a_bot_match_and_prints_each_bots_accuracy(generated_client, live_server):
+    """Issue 66, 6: a generated-client example that analyses a bot match and prints the bots' accuracies."""
+    import analyse_match
+    review = analyse_match.run(live_server, ("greedy", "random"), games=2)
+    assert review.games_analysed == 2 and [bot.bot for bot in review.bots] == ["greedy", "random"]
+    text = analyse_match.report(review)
+    for bot in review.bots:
+        assert f"accuracy {bot.accuracy:5.1f}" in text and 0 <= bot.accuracy <= 100
