@@ -3,6 +3,7 @@ arena of bots played through the API on a real worker, each game counted once th
 worker; people entering an open tournament and playing (or not) its games; its stream."""
 
 import itertools
+import random
 import json
 import threading
 import time
@@ -11,7 +12,7 @@ import uuid
 import pytest
 import requests
 
-from app.tournaments.pairing import max_swiss_rounds, round_robin, swiss_round
+from app.tournaments.pairing import always_pairable_rounds, max_swiss_rounds, round_robin, swiss_round
 from app.tournaments.standings import Played, crosstable, standings
 from faults import start_worker, stop
 from test_apps import serve
@@ -39,6 +40,27 @@ def test_a_swiss_round_never_repeats_a_pairing_and_gives_the_bye_to_the_lowest_w
     assert swiss_round([0, 1, 2, 3], {frozenset((0, 1)), frozenset((2, 3))}, set()) == [(0, 2), (1, 3)]
     assert swiss_round([0, 1], {frozenset((0, 1))}, set()) is None
     assert max_swiss_rounds(8) == 7 and max_swiss_rounds(7) == 7
+
+
+@pytest.mark.parametrize("entrants", [5, 6, 7, 8, 9, 10, 12])
+def test_a_swiss_plays_every_round_it_accepts_whatever_the_results(entrants):
+    """Issue 64, 2: a Swiss of 6 asking 5 rounds ended after 3 (nobody left to meet). A small field
+    looks ahead to its last round; a larger one accepts only the rounds that always pair (Dirac)."""
+    rounds = always_pairable_rounds(entrants)
+    assert rounds == (max_swiss_rounds(entrants) if entrants + entrants % 2 <= 10 else (entrants + 1) // 2)
+    for trial in range(60):
+        results = random.Random(trial)
+        met: set[frozenset[int]] = set()
+        byes: set[int] = set()
+        for number in range(rounds):
+            ranking = results.sample(range(entrants), entrants)  # any standings the games could make
+            tables = swiss_round(ranking, met, byes, rounds_after=rounds - number - 1)
+            assert tables is not None, (entrants, trial, number)
+            assert sorted(e for table in tables for e in table) == list(range(entrants))
+            for table in tables:
+                new = frozenset(table) if len(table) == 2 else table[0]
+                assert new not in (met if len(table) == 2 else byes), "met twice, or a second bye"
+                (met if len(table) == 2 else byes).add(new)
 
 
 def test_swiss_tables_of_four_seat_the_leaders_together_avoid_old_tablemates_and_bye_the_rest():
@@ -130,6 +152,34 @@ def test_bad_tournaments_are_refused_whole(server):
         named = refused.get("field") or refused["errors"][0]["field"]
         assert refused["status"] == 422 and named == field, (body, refused)
     assert requests.get(f"{base}/tournaments/nothing-here").status_code == 404
+    # Issue 64, 1: a registered bot entered twice was refused only once the tournament was stored.
+    bot = requests.post(f"{base}/bots", json={"name": "Twice"}).json()["bot"]["entrant"]
+    listed = requests.get(f"{base}/tournaments").headers["X-Pagination"]
+    twice = requests.post(f"{base}/tournaments", json={"format": "round_robin", "entrants": [bot, bot, "greedy"]})
+    assert twice.status_code == 422 and twice.json()["field"] == "entrants"
+    assert requests.get(f"{base}/tournaments").headers["X-Pagination"] == listed  # nothing made
+
+
+def test_the_sweep_moves_running_tournaments_first_and_one_that_fails_stops_no_other(app, monkeypatch):
+    """Issue 64, 1: 300 open tournaments took the sweep's 20 a pass from a running arena, and one
+    tournament that raised cut the pass short for every other."""
+    service = app.services.tournaments
+    bots = {"entrants": ["greedy", "random"], "rules": {"preset": "simple"}, "games_per_pairing": 1,
+            "players_per_table": 2, "turn_seconds": 60, "cycles": 1}
+    for _ in range(30):
+        service.create({**bots, "format": "swiss", "starts_in_seconds": 600}, "public")
+    running = [service.create({**bots, "format": "round_robin"}, "public")["id"] for _ in range(2)]
+    moved = []
+
+    def advance(tournament_id):
+        moved.append(tournament_id)
+        if tournament_id == running[0]:
+            raise RuntimeError("a tournament that cannot move on")
+        return service.store.load(tournament_id)
+    monkeypatch.setattr(service, "advance", advance)
+    service.reconcile(older_than_seconds=-1, limit=1000)
+    assert set(running) <= set(moved)  # both running ones, the failing one's fault stopping nothing
+    assert all((doc := service.store.load(t)) is None or doc["status"] != "open" for t in moved)  # not due yet
 
 
 @pytest.mark.slow

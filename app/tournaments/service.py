@@ -15,6 +15,7 @@ one again finds it). A look that finds one missing (its creator died first) crea
 """
 
 import itertools
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -31,12 +32,13 @@ from ..matches.service import MatchService
 from ..ops.keys import MATCH_POOL
 from ..ops.scope import app_of, in_app
 from ..players.service import PlayerService
-from .pairing import Table, max_swiss_rounds, round_robin, swiss_round
+from .pairing import Table, always_pairable_rounds, round_robin, swiss_round
 from .standings import Played, crosstable, standings
 from .store import TournamentStore
 
 ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
 OPEN, RUNNING, FINISHED, CANCELLED = "open", "running", "finished", "cancelled"
+log = logging.getLogger(__name__)
 PERSON = "player:"  # an entrant who is a person: player:<player id>
 MAX_ENTRANTS = 64
 MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
@@ -71,6 +73,10 @@ class TournamentService:
         if any(person_of(name) for name in names):
             raise InvalidRequest("entrants: people enter with their own player token "
                                  "(POST /tournaments/{id}/entrants)", field="entrants")
+        registered = [name for name in names if outside_bot_id(name)]
+        if len(set(registered)) < len(registered):
+            raise InvalidRequest("entrants: a registered bot enters once (it plays its own seat of every game)",
+                                 field="entrants")
         self.matches.check_entrants(names, "entrants")
         rules = rules_from_request(request.get("rules"))
         rules.check_players(size)
@@ -82,9 +88,10 @@ class TournamentService:
             raise InvalidRequest(f"turn_seconds: at least {self.min_turn_seconds}", field="turn_seconds")
         if fmt == ARENA and not request.get("duration_seconds"):
             raise InvalidRequest("duration_seconds: an arena runs for a set time", field="duration_seconds")
-        if fmt == SWISS and size == 2 and rounds and not opens and rounds > max_swiss_rounds(len(names)):
-            raise InvalidRequest(f"rounds: {len(names)} entrants can play {max_swiss_rounds(len(names))} Swiss "
-                                 "rounds at most without meeting twice", field="rounds")
+        if fmt == SWISS and size == 2 and rounds and not opens and rounds > always_pairable_rounds(len(names)):
+            raise InvalidRequest(f"rounds: {len(names)} entrants play {always_pairable_rounds(len(names))} Swiss "
+                                 "rounds at most (every round pairable, nobody meeting twice, whatever the results)",
+                                 field="rounds")
         now = self.clock()
         shown = [self.matches.accounts.name_of(bot_id) if (bot_id := outside_bot_id(name)) else name
                  for name in names]
@@ -191,14 +198,22 @@ class TournamentService:
 
     def reconcile(self, older_than_seconds: float, limit: int = 20) -> int:
         """Move on the running tournaments not looked at for `older_than_seconds`, the longest
-        unseen first, `limit` of them (each costs a read of its next matches)."""
+        unseen first, `limit` of them (each costs a read of its next matches). An open tournament
+        is due only at its start, so however many wait to start, the running ones are the pass's.
+        One that fails is logged and left for the next pass; the others still move."""
         found = self.store.running(self.clock() - older_than_seconds, limit)
         for tournament_id in found:
-            self.store.looked_at(tournament_id)
+            self.store.looked_at(tournament_id, self.clock())
             try:
-                self.advance(tournament_id)
+                doc = self.advance(tournament_id)
             except TournamentNotFound:  # expired
                 self.store.finished(tournament_id)
+                continue
+            except Exception:
+                log.exception("tournament %s could not move on; the sweep goes on with the others", tournament_id)
+                continue
+            if doc["status"] == OPEN:
+                self.store.looked_at(tournament_id, doc["starts_at"])
         return len(found)
 
     def page(self, app_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
@@ -299,7 +314,7 @@ class TournamentService:
                 new += self._add_round(doc, tables)
         elif len(doc["rounds"]) < doc["rounds_total"]:
             paired = self._swiss_tables(doc)
-            if paired is None:  # nobody left to meet without a repeat: it ends here
+            if paired is None:  # a tournament made before its rounds were bounded: it ends here
                 doc["rounds_total"] = len(doc["rounds"])
             else:
                 new += self._add_round(doc, paired)
@@ -322,7 +337,8 @@ class TournamentService:
         met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
                for pair in itertools.combinations(t["seats"], 2)}
         byes = {t["seats"][0] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) == 1}
-        return swiss_round([row["entrant"] for row in rows], met, byes, doc["players_per_table"])
+        return swiss_round([row["entrant"] for row in rows], met, byes, doc["players_per_table"],
+                           rounds_after=doc["rounds_total"] - len(doc["rounds"]) - 1)
 
     def _add_round(self, doc: dict, seated: list[Table]) -> list[tuple[int, int]]:
         number, games = len(doc["rounds"]), doc["games_per_pairing"]
@@ -460,8 +476,8 @@ def _seated(table: dict, index: int) -> list[int]:
 
 
 def _most_rounds(doc: dict, entrants: int) -> int:
-    """Swiss rounds a field can play: at tables of two, as many as pair with no repeat."""
-    return max_swiss_rounds(entrants) if doc["players_per_table"] == 2 else MAX_ENTRANTS
+    """Swiss rounds a field plays: at tables of two, as many as always pair with no repeat."""
+    return always_pairable_rounds(entrants) if doc["players_per_table"] == 2 else MAX_ENTRANTS
 
 
 def _games_planned(doc: dict) -> int:

@@ -50,7 +50,7 @@ class TournamentStore:
         pipe = self.redis.pipeline(transaction=False)
         pipe.zadd(listed, {doc["id"]: now})
         pipe.zremrangebyscore(listed, "-inf", now - self.ttl * 1000)
-        pipe.zadd(self.running_key, {doc["id"]: now})
+        pipe.zadd(self.running_key, {doc["id"]: max(now, int(doc["starts_at"] * 1000))})  # due at its start
         pipe.execute()
         return True
 
@@ -111,8 +111,9 @@ class TournamentStore:
                                          start=0, num=limit)
         return [i.decode() for i in found]
 
-    def looked_at(self, tournament_id: str):
-        self.redis.zadd(self.running_key, {tournament_id: int(time.time() * 1000)}, xx=True)
+    def looked_at(self, tournament_id: str, at: float):
+        """Due again `older_than` after `at` (now; an open tournament's start)."""
+        self.redis.zadd(self.running_key, {tournament_id: int(at * 1000)}, xx=True)
 
     def finished(self, tournament_id: str):
         self.redis.zrem(self.running_key, tournament_id)
