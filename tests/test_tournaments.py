@@ -8,6 +8,7 @@ import json
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -383,3 +384,23 @@ def test_a_tournament_of_bots_plays_inside_an_app_as_in_the_public_one(server, w
         assert time.monotonic() < deadline, found
         time.sleep(0.5)
     assert sum(row["games"] for row in found["standings"]) == 4  # two games, each counted for both
+
+
+def test_looks_at_once_tell_each_person_of_each_game_once(server):
+    """Issue 64, 5: two looks at one moment each created a pairing's game and each told its
+    people (6 notices for 4 games): now only the look that wrote the game tells them."""
+    base, _ = server
+    people = [player(base, name) for name in ("Nadia", "Omar", "Rim", "Said")]
+    made = requests.post(f"{base}/tournaments", json={
+        "format": "round_robin", "entrants": [], "starts_in_seconds": 1, "turn_seconds": 60,
+        "games_per_pairing": 1, "rules": {"preset": "simple"}}).json()
+    for _, headers in people:
+        assert requests.post(f"{base}/tournaments/{made['id']}/entrants", headers=headers).status_code == 200
+    time.sleep(1.2)
+    with ThreadPoolExecutor(max_workers=12) as looks:
+        list(looks.map(lambda _: requests.get(f"{base}/tournaments/{made['id']}"), range(24)))
+    for _, headers in people:
+        notices = requests.get(f"{base}/players/me/notices", params={"after": "0-0", "wait_seconds": 0},
+                               headers=headers).json()["notices"]
+        told = [n["game_id"] for n in notices if n["type"] == "tournament_round"]
+        assert len(told) == len(set(told)) == 1, told  # round one: one game each, told once

@@ -96,12 +96,13 @@ class Seating:
                                  in_app(app_id, game_id or secrets.token_urlsafe(16)))
 
     def create_owned(self, request: dict, owners: dict[int, str], game_id: str | None = None,
-                     kept_for: dict[int, KeptFor] | None = None, extra: DocumentExtras | None = None
-                     ) -> tuple[LoadedGame, dict[int, str]]:
+                     kept_for: dict[int, KeptFor] | None = None, extra: DocumentExtras | None = None,
+                     on_created: Callable[[LoadedGame], None] | None = None) -> tuple[LoadedGame, dict[int, str]]:
         """A game whose human seats in `owners` belong to those players (listed among their games
         before the game is written); quick play and rematches create theirs here too. `kept_for`:
         open seats only their former holders may claim (a rematch's); `extra`: fields of the
-        game's document (where a rematch came from)."""
+        game's document (where a rematch came from); `on_created(game)`: called by the one call
+        that wrote the game, of all that create it at once (its players told once)."""
         players = request["players"]
         rules = rules_from_request(request.get("rules"))
         game_id = game_id or secrets.token_urlsafe(16)
@@ -130,7 +131,9 @@ class Seating:
                                         extra={**(extra or {}), "deck": request.get("deck")},
                                         seed_salt=self.seats.derived(f"seed-salt:{game_id}"))
         except GameExists:  # only a given id can exist already
-            loaded = self.games.load(game_id)
+            return (found := self.games.load(game_id)), self.seats.tokens(found.doc)
+        if on_created is not None:
+            on_created(loaded)
         return loaded, self.seats.tokens(loaded.doc)
 
     def _turn_timer(self, request: dict, seats: list[dict]) -> int | None:

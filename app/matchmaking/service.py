@@ -165,13 +165,12 @@ class Matchmaker:
                 seats.append({"type": "bot", "bot": entry["bot"], "name": f"{entry['bot']} bot {seat + 1}"})
         request = {"players": int(players), "rules": {"preset": preset}, "rated": group["rated"], "seats": seats,
                    "turn_timeout_seconds": group["turn_seconds"]}
-        existed = self.games.find(group["game_id"]) is not None
-        self.seating.create_owned(request, owners, group["game_id"])
-        self.store.made(app_of(group["pool"]), group["game_id"])
-        if not existed:
+        def tell_players(_):
             for seat, player_id in owners.items():
                 self.players.notify(player_id, {"type": "matched", "ticket_id": group["seats"][seat]["ticket"],
                                                 "game_id": group["game_id"], "seat": seat})
+        self.seating.create_owned(request, owners, group["game_id"], on_created=tell_players)
+        self.store.made(app_of(group["pool"]), group["game_id"])
 
 
 def _public(ticket_id: str, found: dict) -> dict:

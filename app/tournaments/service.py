@@ -393,12 +393,13 @@ class TournamentService:
                    "rated": as_preset and doc["dealing"] == "server" and len(owners) == len(order)}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{game_id}"
-        self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]})
-        for seat, player_id in owners.items():
-            others = ", ".join(doc["names"][e] for e in order if e != order[seat])
-            self.players.notify(player_id, {"type": "tournament_round", "tournament_id": doc["id"],
-                                            "round": number, "game": index, "game_id": game_id, "seat": seat,
-                                            "opponent": others})
+        def tell_players(_):
+            for seat, player_id in owners.items():
+                others = ", ".join(doc["names"][e] for e in order if e != order[seat])
+                self.players.notify(player_id, {"type": "tournament_round", "tournament_id": doc["id"],
+                                                "round": number, "game": index, "game_id": game_id, "seat": seat,
+                                                "opponent": others})
+        self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]}, on_created=tell_players)
 
     def _has_people(self, doc: dict) -> bool:
         return any(person_of(entrant) for entrant in doc["entrants"])
