@@ -404,3 +404,17 @@ def test_looks_at_once_tell_each_person_of_each_game_once(server):
                                headers=headers).json()["notices"]
         told = [n["game_id"] for n in notices if n["type"] == "tournament_round"]
         assert len(told) == len(set(told)) == 1, told  # round one: one game each, told once
+
+
+def test_first_seats_are_balanced_as_colours_are(app):
+    """Issue 64, 2: with one game a pairing, a round robin's entrant 0 sat first in all 7 of its
+    pairings; now whoever has had the first seat less often takes it: 3 or 4 times in 7 each."""
+    made = app.services.tournaments.create({
+        "format": "round_robin", "entrants": ["greedy", "random", "casual", "expert"] * 2, "cycles": 1,
+        "games_per_pairing": 1, "players_per_table": 2, "turn_seconds": 60, "rules": {"preset": "simple"}}, "public")
+    doc = app.services.tournaments.store.load(made["id"])
+    firsts = [0] * 8
+    for number in doc["rounds"]:
+        for table in number["pairings"]:
+            firsts[table["seats"][0]] += 1
+    assert len(doc["rounds"]) == 7 and sorted(firsts) == [3, 3, 3, 3, 4, 4, 4, 4], firsts

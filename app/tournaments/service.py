@@ -18,6 +18,7 @@ import itertools
 import logging
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from ..accounts.ladders import Ladders, pool_of
@@ -343,7 +344,10 @@ class TournamentService:
     def _add_round(self, doc: dict, seated: list[Table]) -> list[tuple[int, int]]:
         number, games = len(doc["rounds"]), doc["games_per_pairing"]
         tables: list[dict] = []
-        for k, seats in enumerate(seated):
+        firsts = _first_seats(doc)
+        for k, paired in enumerate(seated):
+            # The first seat as chess balances colours: who has had it less often takes it.
+            seats = paired[::-1] if len(paired) == 2 and firsts[paired[1]] < firsts[paired[0]] else paired
             at = f"{doc['id']}-r{number}-t{k}"
             if len(seats) == 1:
                 tables.append({"seats": list(seats), "match_id": None, "games": None,
@@ -468,6 +472,16 @@ def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
             seated.append(other)
         tables.append(tuple(seated))
     return tables
+
+
+def _first_seats(doc: dict) -> Counter[int]:
+    """How often each entrant has had the first seat of a game at a table of two."""
+    firsts: Counter[int] = Counter()
+    for number in doc["rounds"]:
+        for table in number["pairings"]:
+            if len(table["seats"]) == 2:
+                firsts.update(_seated(table, index)[0] for index in range(doc["games_per_pairing"]))
+    return firsts
 
 
 def _seated(table: dict, index: int) -> list[int]:
