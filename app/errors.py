@@ -50,6 +50,14 @@ class TournamentFull(ServiceError):
     status, code = 409, "tournament_full"
 
 
+class NotEntered(ServiceError):
+    status, code = 409, "not_entered"
+
+
+class NotTheOwner(ServiceError):
+    status, code = 403, "not_the_owner"
+
+
 class RematchDeclined(ServiceError):
     status, code = 409, "rematch_declined"
 

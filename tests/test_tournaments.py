@@ -418,3 +418,86 @@ def test_first_seats_are_balanced_as_colours_are(app):
         for table in number["pairings"]:
             firsts[table["seats"][0]] += 1
     assert len(doc["rounds"]) == 7 and sorted(firsts) == [3, 3, 3, 3, 4, 4, 4, 4], firsts
+
+
+def test_people_withdraw_come_back_and_enter_late_and_the_owner_cancels(server):
+    """Issue 64, 3 and 4: withdraw before and during; late entry into an arena (a Swiss only before
+    half its rounds); `max_entrants`; the owner (and nobody else) cancels, games in play ending
+    `cancelled`, unrated."""
+    base, _ = server
+    (amina, amina_auth), (omar, omar_auth), (rim, rim_auth) = (player(base, n) for n in ("Amina", "Omar", "Rim"))
+    small = requests.post(f"{base}/tournaments", headers=amina_auth, json={
+        "format": "arena", "entrants": [], "starts_in_seconds": 600, "duration_seconds": 600, "max_entrants": 2,
+        "games_per_pairing": 1, "turn_seconds": 60, "rules": {"preset": "simple"}}).json()
+    for auth in (amina_auth, omar_auth):
+        assert requests.post(f"{base}/tournaments/{small['id']}/entrants", headers=auth).status_code == 200
+    full = requests.post(f"{base}/tournaments/{small['id']}/entrants", headers=rim_auth)
+    assert full.status_code == 409 and full.json()["code"] == "tournament_full"
+    left = requests.post(f"{base}/tournaments/{small['id']}/withdraw", headers=omar_auth).json()
+    assert left["entrants"] == [f"player:{amina}"]  # before it starts: the entry is taken back
+    assert requests.post(f"{base}/tournaments/{small['id']}/withdraw", headers=omar_auth).json()["code"] == \
+        "not_entered"
+
+    arena = requests.post(f"{base}/tournaments", headers=amina_auth, json={
+        "format": "arena", "entrants": ["greedy", "random", "casual"], "duration_seconds": 600,
+        "games_per_pairing": 1, "turn_seconds": 60, "rules": {"preset": "simple"}}).json()
+    assert arena["status"] == "running"  # greedy and random at a table (no worker here: they stay there)
+    joined = requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=omar_auth)
+    assert joined.status_code == 200 and f"player:{omar}" in joined.json()["entrants"]  # late, into a running arena
+    game_id = wait_for_table(base, arena["id"], 3)["games"][-1]  # Omar meets casual, free since the start
+    out = requests.post(f"{base}/tournaments/{arena['id']}/withdraw", headers=omar_auth).json()
+    assert out["away"] == [3]
+    game = requests.get(f"{base}/games/{game_id}").json()
+    assert game["status"] == "finished" and game["outcome"]["reason"] == "resigned"
+    back = requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=omar_auth).json()
+    assert back["away"] == []
+    assert requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=rim_auth).status_code == 200
+    replayed = wait_for_table(base, arena["id"], 4)
+    assert set(replayed["seats"]) == {2, 4}  # casual (a point up) meets Rim: Omar was its last opponent
+    assert requests.post(f"{base}/tournaments/{arena['id']}/cancel", headers=omar_auth).json()["code"] == \
+        "not_the_owner"
+    cancelled = requests.post(f"{base}/tournaments/{arena['id']}/cancel", headers=amina_auth).json()
+    assert cancelled["status"] == "cancelled"
+    called_off = requests.get(f"{base}/games/{replayed['games'][-1]}").json()
+    assert called_off["outcome"] == {"reason": "cancelled", "seat": None} and called_off["winner"] is None
+    assert not called_off["rated"] or requests.get(f"{base}/players/{rim}").json()["games"] == 0
+    assert requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=player(base, "Sara")[1]
+                         ).status_code == 409
+
+
+def wait_for_table(base, tournament_id, entrant, after=None, seconds=30):
+    """The entrant's table in play (with a game other than `after`)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = requests.get(f"{base}/tournaments/{tournament_id}").json()
+        for number in found["rounds"]:
+            for table in number["pairings"]:
+                if entrant in table["seats"] and table["result"] is None and table["games"] \
+                        and table["games"][-1] != after:
+                    return table
+        time.sleep(0.2)
+    raise AssertionError("no table in play")
+
+
+@pytest.mark.slow
+def test_an_arena_pauses_a_person_who_missed_a_game_until_they_enter_again(server, worker):
+    """Issue 64, 3: a person who never moves was paired 12 times, each opponent waiting out the
+    timer; now a missed game (its timer ran out on them) pauses them (Lichess), one call brings them back."""
+    base, _ = server
+    _, noor_auth = player(base, "Noor")
+    arena = requests.post(f"{base}/tournaments", json={
+        "format": "arena", "entrants": ["random"], "starts_in_seconds": 1, "duration_seconds": 120,
+        "games_per_pairing": 1, "turn_seconds": 1, "rules": {"preset": "simple"}}).json()
+    assert requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=noor_auth).status_code == 200
+    deadline = time.monotonic() + 60
+    while (found := requests.get(f"{base}/tournaments/{arena['id']}").json())["away"] != [1]:
+        assert time.monotonic() < deadline, found
+        time.sleep(0.3)
+    missed = found["rounds"][0]["pairings"][0]
+    assert requests.get(f"{base}/games/{missed['games'][0]}").json()["outcome"]["reason"] in ("aborted", "forfeit")
+    # A look moves an arena on: random is free, so a look would seat them again were they not paused.
+    assert len(requests.get(f"{base}/tournaments/{arena['id']}").json()["rounds"]) == len(found["rounds"])
+    back = requests.post(f"{base}/tournaments/{arena['id']}/entrants", headers=noor_auth).json()
+    assert back["away"] == []
+    wait_for_table(base, arena["id"], 1, after=missed["games"][0])
+    requests.post(f"{base}/tournaments/{arena['id']}/withdraw", headers=noor_auth)

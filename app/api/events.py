@@ -62,11 +62,13 @@ EVENT_KINDS = {
     "game_over": ("The game is won by camp `winner` (null: nobody, an aborted game); `seed` is revealed. "
                   "`reason` and `seat` when it ended off the table: `forfeit` or `aborted` by that seat's "
                   "absence, `resigned` (or `aborted`, before its first move) when that seat gave it up, "
-                  "`declined` (a rematch that seat said no to), `abandoned` (every person left it).", {
+                  "`declined` (a rematch that seat said no to), `abandoned` (every person left it), `cancelled` "
+                  "(its tournament was called off; no seat).", {
         "winner": required(fields.Integer, allow_none=True), "scores": required(fields.List, fields.Integer()),
         "seed": required(fields.String),
-        "reason": fields.String(validate=validate.OneOf(("forfeit", "aborted", "resigned", "declined", "abandoned"))),
-        "seat": fields.Integer()}),
+        "reason": fields.String(validate=validate.OneOf(("forfeit", "aborted", "resigned", "declined", "abandoned",
+                                                         "cancelled"))),
+        "seat": fields.Integer(allow_none=True)}),
     "turn_timeout": ("A human's turn ran out; `bot` plays this move for the seat; `missed`: its timers run "
                      "out in a row.", {
         "seat": required(fields.Integer), "bot": required(fields.String), "missed": fields.Integer()}),

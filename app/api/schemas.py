@@ -241,12 +241,13 @@ class SeatInfo(Answer):
 
 class Outcome(Answer):
     reason = fields.String(required=True, validate=validate.OneOf(
-        ("target", "forfeit", "aborted", "resigned", "declined", "abandoned")), metadata={
+        ("target", "forfeit", "aborted", "resigned", "declined", "abandoned", "cancelled")), metadata={
         "description": f"`target`: won at the table; `forfeit`: `seat` missed {MISSED_TURNS_TO_FORFEIT} turns "
                        "in a row; `aborted`: `seat`'s timer ran out, or it resigned, before its first move (nobody "
                        "wins, nothing is rated); `resigned`: `seat` gave the game up (resignGame); `declined`: a "
                        "rematch `seat` said no to before it began; `abandoned`: every person left it (nobody wins, "
-                       "nothing is rated)"})
+                       "nothing is rated); `cancelled`: its tournament was called off (nobody wins, nothing is "
+                       "rated; no seat)"})
     seat = fields.Integer(allow_none=True, required=True, metadata={"description": "the absent or resigning seat"})
 
 

@@ -5,15 +5,18 @@ from flask import url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
+from ..errors import ServiceError
 from ..games.moves import MISSED_TURNS_TO_FORFEIT
 from ..live.feed import tournament_topic
-from ..tournaments.service import ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, OPEN, ROUND_ROBIN, RUNNING, SWISS
+from ..tournaments.service import (ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN,
+                                   RUNNING, SWISS)
 from . import idempotency
 from . import schemas as s
 from .bodies import header_turn_id
-from .common import PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, services, token_first
+from .common import (OPTIONAL_PLAYER_TOKEN, PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, services,
+                     token_first)
 from .smorest import Blueprint
-from .tenancy import current_app_id
+from .tenancy import current_app_id, server_app
 
 blp = Blueprint("tournaments", __name__, url_prefix="/tournaments",
                 description="Tournaments of bots and people: round robin, Swiss and arena, with standings, a "
@@ -33,6 +36,8 @@ class CreateTournamentRequest(Schema):
                                "description": "bots, as a match takes them: built-in bot kinds (a kind may enter "
                                               "more than once) and bot:<id> for registered bots; two at least, "
                                               "unless people enter (`starts_in_seconds`)"})
+    max_entrants = s.Integer(validate=validate.Range(min=2, max=MOST_ENTRANTS), metadata={
+        "description": f"the most entrants it takes (people entering; default {MAX_ENTRANTS})"})
     starts_in_seconds = s.Integer(validate=validate.Range(min=0, max=7 * 86400), metadata={
         "description": "open it to people (enterTournament) for this long, then start it with whoever entered; "
                        "without it, it starts at once"})
@@ -147,6 +152,10 @@ class TournamentSummary(s.Answer):
     created_at = fields.String(required=True)
     starts_at = fields.String(required=True)
     ends_at = fields.String(allow_none=True, required=True, metadata={"description": "an arena's end"})
+    away = fields.List(fields.Integer(), required=True, metadata={
+        "description": "entrants (places in `entrants`) paired no more: withdrawn, or paused after a missed arena "
+                       "game; entering again brings them back while it takes entries"})
+    max_entrants = fields.Integer(required=True)
 
 
 class Tournament(TournamentSummary):
@@ -163,7 +172,7 @@ class Tournament(TournamentSummary):
 
 @blp.route("")
 class Tournaments(MethodView):
-    @blp.doc(operationId="createTournament")
+    @blp.doc(operationId="createTournament", security=OPTIONAL_PLAYER_TOKEN)
     @blp.arguments(CreateTournamentRequest, examples={
         "round robin": {"value": {"format": "round_robin", "entrants": ["expert", "greedy", "casual", "random"],
                                   "games_per_pairing": 2, "rules": {"preset": "classic"}}},
@@ -187,7 +196,8 @@ class Tournaments(MethodView):
         is free; standings rank by points, then Buchholz, then Sonneborn-Berger
         (docs/tournaments.md). Send Idempotency-Key to retry safely.
         """
-        tournament = services().tournaments.create(request, current_app_id(), idempotency.resource_id())
+        tournament = services().tournaments.create(request, current_app_id(), idempotency.resource_id(),
+                                                   owner=_caller())
         return tournament, {"Location": url_for("tournaments.TournamentResource", tournament_id=tournament["id"])}
 
     @blp.doc(operationId="listTournaments")
@@ -253,3 +263,48 @@ class TournamentStream(MethodView):
         """
         start, read_after = services().tournaments.events_after(tournament_id, header_turn_id("Last-Event-ID"))
         return inbox_response(tournament_topic(tournament_id), read_after, start)
+
+
+@blp.route("/<tournament_id>/withdraw")
+class Withdrawal(MethodView):
+    @token_first(PLAYER_TOKEN)
+    @blp.doc(operationId="withdrawFromTournament", security=PLAYER_TOKEN)
+    @blp.response(200, Tournament, description="The tournament, without you paired in it from now")
+    @documents_problems(blp, 401, 404, 409)
+    def post(self, tournament_id):
+        """Withdraw from a tournament
+
+        Before it starts, your entry is taken back. Under way, you are paired no more: your game in
+        play is resigned, your results stay, and a round robin's later pairings are your opponents'
+        byes. Entering again brings you back while it takes entries (an arena until its end, a Swiss
+        until half its rounds). 409 `not_entered` if you are not in it. The app's server may do it
+        for a player (Ronda-On-Behalf-Of).
+        """
+        player_id = services().players.authenticate(bearer_token())
+        return services().tournaments.withdraw(tournament_id, player_id)
+
+
+@blp.route("/<tournament_id>/cancel")
+class Cancellation(MethodView):
+    @blp.doc(operationId="cancelTournament", security=OPTIONAL_PLAYER_TOKEN)
+    @blp.response(200, Tournament, description="The tournament, cancelled")
+    @documents_problems(blp, 401, 403, 404, 409)
+    def post(self, tournament_id):
+        """Cancel a tournament (its owner)
+
+        Its owner, the player who made it (their token) or the app's server (its server key),
+        calls it off before or during it: no more pairings, and games in play end `cancelled`,
+        nobody winning and nothing rated. 403 `not_the_owner` for anyone else.
+        """
+        return services().tournaments.cancel(tournament_id, _caller() or "")
+
+
+def _caller() -> str | None:
+    """Who makes or runs a tournament: the player of the token sent (player:<id>), else the app's
+    server (app:<id>, its server key), else nobody in particular."""
+    if bearer_token() is not None:
+        return PERSON + services().players.authenticate(bearer_token())
+    try:
+        return f"app:{server_app()}"
+    except ServiceError:
+        return None

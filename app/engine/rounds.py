@@ -195,7 +195,7 @@ def check_winner(g: GameState) -> None:
         finish(g, winner)
 
 
-def end_off_the_table(g: GameState, winner: int | None, reason: str, seat: int) -> list[dict]:
+def end_off_the_table(g: GameState, winner: int | None, reason: str, seat: int | None) -> list[dict]:
     """The game ends for a reason RULES.md does not know (a seat's absence, judged by the service's
     turn timers): camp `winner` is awarded it, or nobody (None). `seat`: the seat whose absence
     ended it. Answers the events (its `game_over` carries `reason` and `seat`)."""

@@ -31,9 +31,10 @@ class SeatDocument(TypedDict):
 
 
 class EndedBy(TypedDict):
-    """Why a game ended off the table (games/moves.py): `aborted` or `forfeit`, and whose absence."""
+    """Why a game ended off the table (games/moves.py): its reason, and whose absence or choice
+    (None: called off with its tournament)."""
     reason: str
-    seat: int
+    seat: int | None
 
 
 class MatchPlace(TypedDict):

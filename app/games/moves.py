@@ -99,7 +99,7 @@ class BotMoves:
         return self.games.store.events(loaded.doc["id"], first - 1, loaded.doc["event_count"] - first + 1)
 
 
-def end_game(writer, loaded: LoadedGame, game: Game, winner: int | None, reason: str, seat: int) -> int:
+def end_game(writer, loaded: LoadedGame, game: Game, winner: int | None, reason: str, seat: int | None) -> int:
     """End the game off the table (`reason`, because of `seat`), camp `winner` awarded it or nobody:
     its new version. Timers, resignations and declined rematches all end a game here."""
     loaded.doc["ended_by"] = {"reason": reason, "seat": seat}

@@ -12,6 +12,7 @@ ABORTED, FORFEIT = "aborted", "forfeit"  # how a game ends off the table (games/
 RESIGNED = "resigned"  # a seat gave the game up (games/seating.py)
 ABANDONED = "abandoned"  # every person left it: nobody wins, nothing is rated (games/moves.py)
 DECLINED = "declined"  # a rematch a seat said no to, before it began (games/rematch.py)
+CANCELLED = "cancelled"  # its tournament was called off while it was played: nobody wins, nothing is rated
 
 
 class Written(NamedTuple):

@@ -10,7 +10,7 @@ from ..errors import GameNotFound, InvalidRequest, InvalidToken, NoSeat, SeatTak
 from ..ops.scope import PUBLIC_APP, in_app
 from .document import DocumentExtras, KeptFor, SeatDocument
 from .moves import counts, end_game, forfeit_winner
-from .records import ABORTED, FINISHED, OPEN, RESIGNED, view_of
+from .records import ABORTED, CANCELLED, FINISHED, OPEN, RESIGNED, view_of
 from .seats import Seats, seat_of_player
 from .service import GameService
 from .store import GameExists, LoadedGame
@@ -272,6 +272,17 @@ class Seating:
             if seat is None or loaded.doc["status"] == FINISHED:
                 return False
             self.give_up(loaded, seat)
+            return True
+        return _retried_on_new_versions(LEAVE_ATTEMPTS, once)
+
+    def call_off(self, game_id: str) -> bool:
+        """The game ends with nobody winning and nothing rated (`cancelled`: its tournament was
+        called off); False if it was over already."""
+        def once() -> bool:
+            loaded = self.games.load(game_id)
+            if loaded.doc["status"] == FINISHED:
+                return False
+            end_game(self.writer, loaded, game_from_dict(loaded.doc["engine"]), None, CANCELLED, None)
             return True
         return _retried_on_new_versions(LEAVE_ATTEMPTS, once)
 

@@ -8,7 +8,8 @@ from ..accounts.ladders import Ladders, pool_of
 from ..ops.scope import app_of, in_app
 from ..engine import game_from_dict
 from ..games.moves import MISSED_TURNS_TO_FORFEIT
-from ..games.records import ABANDONED, ABORTED, ACTIVE, DECLINED, FINISHED, AfterWrite, Written, outcome_of, settles
+from ..games.records import (ABANDONED, ABORTED, ACTIVE, CANCELLED, DECLINED, FINISHED, AfterWrite, Written,
+                             outcome_of, settles)
 from ..games.store import GameMissing
 from .service import PlayerService, entrant_of
 
@@ -110,7 +111,8 @@ class RemindPlayers(AfterWrite):
         return sent
 
 
-UNCOUNTED = (ABORTED, ABANDONED, DECLINED)  # games that end unplayed or left by all: in no record, never rated
+# Games that end unplayed, left by all or called off: in no record, never rated.
+UNCOUNTED = (ABORTED, ABANDONED, DECLINED, CANCELLED)
 
 
 class Settlement(AfterWrite):

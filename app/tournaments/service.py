@@ -23,7 +23,8 @@ from collections.abc import Callable
 
 from ..accounts.ladders import Ladders, pool_of
 from ..engine import rules_from_request
-from ..errors import InvalidRequest, TournamentClosed, TournamentFull, TournamentNotFound
+from ..errors import (InvalidRequest, NotEntered, NotTheOwner, TournamentClosed, TournamentFull,
+                      TournamentNotFound)
 from ..games.records import FINISHED as GAME_FINISHED
 from ..games.records import utc_at, utc_now
 from ..games.seating import Seating
@@ -41,7 +42,8 @@ ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
 OPEN, RUNNING, FINISHED, CANCELLED = "open", "running", "finished", "cancelled"
 log = logging.getLogger(__name__)
 PERSON = "player:"  # an entrant who is a person: player:<player id>
-MAX_ENTRANTS = 64
+MAX_ENTRANTS = 64  # unless the creator sets `max_entrants` (up to MOST_ENTRANTS)
+MOST_ENTRANTS = 256
 MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
 LOOKED_AT = 64  # the matches one look at a tournament reads, the first still running first
 SAVE_TRIES = 5  # then another process is moving it on
@@ -60,9 +62,10 @@ class TournamentService:
         self.players, self.ladders, self.clock = players, ladders, clock
         self.min_turn_seconds = min_turn_seconds
 
-    def create(self, request: dict, app_id: str, tournament_id: str | None = None) -> dict:
+    def create(self, request: dict, app_id: str, tournament_id: str | None = None, owner: str | None = None) -> dict:
         """A new tournament: open to people until `starts_in_seconds`, or under way at once. A
-        `tournament_id` is the same for every retry of one request."""
+        `tournament_id` is the same for every retry of one request. `owner` (player:<id>, or
+        app:<id> for the app's server) may cancel it."""
         tournament_id = in_app(app_id, tournament_id or secrets.token_urlsafe(9))
         if self.store.load(tournament_id) is not None:
             return self.view(tournament_id)
@@ -105,7 +108,8 @@ class TournamentService:
                "turn_seconds": request["turn_seconds"], "seed": request.get("seed"),
                "dealing": "creator_seed" if request.get("seed") else "server", "created_at": utc_now(),
                "starts_at": now + request["starts_in_seconds"] if opens else now, "ends_at": None,
-               "status": OPEN, "rounds": [], "revision": 0}
+               "status": OPEN, "rounds": [], "revision": 0, "owner": owner, "away": [],
+               "max_entrants": request.get("max_entrants") or MAX_ENTRANTS}
         if len(names) >= size:
             self._check_games(doc, len(names), "entrants")
         new = [] if opens else self._start(doc, now)
@@ -120,14 +124,22 @@ class TournamentService:
             doc = self._load(tournament_id)
             entrant = PERSON + player_id
             if entrant in doc["entrants"]:
-                return self._public(doc)
-            if doc["status"] != OPEN:
-                raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}: entries closed when it began")
+                index = doc["entrants"].index(entrant)
+                if index not in doc.get("away", []) or not self._takes_entries(doc):
+                    return self._public(doc)
+                doc["away"].remove(index)  # back from a pause or a withdrawal: paired again from now
+                if self.store.save(doc, self._events(doc, [])):
+                    return self._public(doc)
+                continue
+            if not self._takes_entries(doc):
+                raise TournamentClosed(f"tournament {tournament_id} is {doc['status']} and takes no more entries "
+                                       "(an arena takes them until its end, a Swiss until half its rounds)")
             if any(outside_bot_id(name) for name in doc["entrants"]):
                 raise InvalidRequest("this tournament is of registered bots, which play matches of their own: "
                                      "people enter tournaments of built-in bots and people")
-            if len(doc["entrants"]) >= MAX_ENTRANTS:
-                raise TournamentFull(f"tournament {tournament_id} has its {MAX_ENTRANTS} entrants")
+            most = doc.get("max_entrants", MAX_ENTRANTS)
+            if len(doc["entrants"]) >= most:
+                raise TournamentFull(f"tournament {tournament_id} has its {most} entrants")
             try:
                 self._check_games(doc, len(doc["entrants"]) + 1, "entrants")
             except InvalidRequest as too_many:
@@ -158,6 +170,68 @@ class TournamentService:
                 self.store.drop_events_naming(tournament_id, name)
                 return True
         raise TournamentClosed("the tournament is changing under many writes at once: try again")
+
+    def withdraw(self, tournament_id: str, player_id: str) -> dict:
+        """The player leaves the tournament: an open one's entry is taken back; in one under way they
+        are paired no more (their game in play is resigned, a round robin's later pairings are their
+        opponents' byes) and keep their results; entering again brings them back while it takes
+        entries. Withdrawing again changes nothing."""
+        entrant = PERSON + player_id
+        for _ in range(SAVE_TRIES):
+            doc = self._load(tournament_id)
+            if entrant not in doc["entrants"]:
+                raise NotEntered(f"you have not entered tournament {tournament_id}")
+            index = doc["entrants"].index(entrant)
+            if doc["status"] in (FINISHED, CANCELLED):
+                raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}")
+            if doc["status"] == OPEN:
+                del doc["entrants"][index], doc["names"][index]
+            elif index in doc.setdefault("away", []):
+                return self._public(doc)
+            else:
+                doc["away"].append(index)
+            if self.store.save(doc, self._events(doc, [])):
+                for game_id in self._games_in_play(doc, index):
+                    self.seating.resign_player(game_id, player_id)
+                return self._public(doc)
+        raise TournamentClosed("the tournament is changing under many writes at once: try again")
+
+    def cancel(self, tournament_id: str, by: str) -> dict:
+        """The owner calls the tournament off, before or during it: no more pairings, and its
+        people's games in play end unrated (aborted). Cancelling again changes nothing."""
+        for _ in range(SAVE_TRIES):
+            doc = self._load(tournament_id)
+            if not doc.get("owner") or doc["owner"] != by:
+                raise NotTheOwner("only the tournament's owner (the player or the app's server that made it) "
+                                  "may cancel it")
+            if doc["status"] == CANCELLED:
+                return self._public(doc)
+            if doc["status"] == FINISHED:
+                raise TournamentClosed(f"tournament {tournament_id} is over")
+            in_play = [game_id for index in range(len(doc["entrants"])) for game_id in self._games_in_play(doc, index)]
+            doc["status"] = CANCELLED
+            if self.store.save(doc, self._events(doc, [])):
+                self.store.finished(tournament_id)
+                for game_id in dict.fromkeys(in_play):
+                    self.seating.call_off(game_id)
+                return self._public(doc)
+        raise TournamentClosed("the tournament is changing under many writes at once: try again")
+
+    def _takes_entries(self, doc: dict) -> bool:
+        """Open; or an arena before its end; or a Swiss before half its rounds."""
+        if doc["status"] == OPEN:
+            return True
+        if doc["status"] != RUNNING:
+            return False
+        if doc["format"] == ARENA:
+            return self.clock() < doc["ends_at"]
+        return doc["format"] == SWISS and len(doc["rounds"]) * 2 < doc["rounds_total"]
+
+    @staticmethod
+    def _games_in_play(doc: dict, index: int) -> list[str]:
+        """The entrant's people's game in play at each table of theirs not over."""
+        return [table["games"][-1] for number in doc["rounds"] for table in number["pairings"]
+                if table["result"] is None and table["games"] and index in table["seats"]]
 
     def view(self, tournament_id: str) -> dict:
         return self._public(self.advance(tournament_id))
@@ -286,6 +360,12 @@ class TournamentService:
         """A game of a table with people is over: a game won to each entrant of the winning camp;
         then the next game, or the table's result."""
         order = _seated(table, len(table["games"]) - 1)
+        outcome = game.get("outcome") or {}
+        missed = outcome.get("reason") in ("forfeit", "aborted") and outcome.get("seat") is not None
+        if doc["format"] == ARENA and missed:
+            absent = order[outcome["seat"]]  # away from the board: paused until they enter again (Lichess)
+            if person_of(doc["entrants"][absent]) and absent not in doc.setdefault("away", []):
+                doc["away"].append(absent)
         for seat, entrant in enumerate(order):
             camp = seat % 2 if doc["teams"] else seat
             if game["winner"] is not None and camp == game["winner"]:
@@ -311,8 +391,11 @@ class TournamentService:
             return new  # a round at a time
         if doc["format"] == ROUND_ROBIN:
             planned = round_robin(len(doc["entrants"]), doc["cycles"])
+            away = set(doc.get("away", []))
             for tables in planned[len(doc["rounds"]):None if all_at_once else len(doc["rounds"]) + 1]:
-                new += self._add_round(doc, tables)
+                # A table with an entrant away is the other's bye; one with both away is not played.
+                kept = [tuple(e for e in table if e not in away) for table in tables]
+                new += self._add_round(doc, [table for table in kept if table])
         elif len(doc["rounds"]) < doc["rounds_total"]:
             paired = self._swiss_tables(doc)
             if paired is None:  # a tournament made before its rounds were bounded: it ends here
@@ -338,7 +421,9 @@ class TournamentService:
         met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
                for pair in itertools.combinations(t["seats"], 2)}
         byes = {t["seats"][0] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) == 1}
-        return swiss_round([row["entrant"] for row in rows], met, byes, doc["players_per_table"],
+        away = set(doc.get("away", []))
+        return swiss_round([row["entrant"] for row in rows if row["entrant"] not in away], met, byes,
+                           doc["players_per_table"],
                            rounds_after=doc["rounds_total"] - len(doc["rounds"]) - 1)
 
     def _add_round(self, doc: dict, seated: list[Table]) -> list[tuple[int, int]]:
@@ -435,7 +520,8 @@ class TournamentService:
         return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
                                           "created_at", "dealing", "turn_seconds", "duration_seconds",
                                           "players_per_table", "teams")} | {
-            "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]),
+            "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]), "away": doc.get("away", []),
+            "max_entrants": doc.get("max_entrants", MAX_ENTRANTS),
             "starts_at": utc_at(doc["starts_at"]), "ends_at": utc_at(doc["ends_at"]) if doc["ends_at"] else None}
 
     def _public(self, doc: dict) -> dict:
@@ -451,6 +537,7 @@ def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
     free entrant, then the next free who did not sit at its last table (anyone, when nobody else
     plays: those left alone meet again)."""
     busy = {e for t in pending for e in t["seats"]}
+    away = set(doc.get("away", []))  # withdrawn, or paused after a missed game
     points = [0] * len(doc["entrants"])
     last: dict[int, set[int]] = {}
     for result in played(doc):
@@ -458,7 +545,7 @@ def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
             points[entrant] += result.wins[position]
             if len(result.seats) > 1:
                 last[entrant] = set(result.seats) - {entrant}
-    free = sorted((e for e in range(len(doc["entrants"])) if e not in busy), key=lambda e: (-points[e], e))
+    free = sorted((e for e in range(len(doc["entrants"])) if e not in busy | away), key=lambda e: (-points[e], e))
     size, tables = doc["players_per_table"], list[Table]()
     while len(free) >= size:
         seated = [free.pop(0)]

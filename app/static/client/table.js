@@ -194,7 +194,7 @@ export async function table(gameId) {
 
   function outcome() {
     const score = view.scores.join(" – ");
-    if (["aborted", "abandoned"].includes(view.outcome?.reason)) return t("result.aborted");
+    if (["aborted", "abandoned", "cancelled"].includes(view.outcome?.reason)) return t("result.aborted");
     if (view.outcome?.reason === "declined") return t("result.declined");
     if (!seat) return t("result.won_by", { camp: campName(view, view.winner), score });
     return t(view.camps[seat.seat] === view.winner ? "result.you_won" : "result.you_lost", { score });
@@ -207,6 +207,7 @@ export async function table(gameId) {
     if (view.outcome?.reason === "resigned") return t("result.resigned_why", { camp: campName(view, view.winner), n: absent + 1 });
     if (view.outcome?.reason === "declined") return absent >= 0 ? t("result.declined_why", { n: absent + 1 }) : t("result.declined");
     if (view.outcome?.reason === "abandoned") return t("result.abandoned_why");
+    if (view.outcome?.reason === "cancelled") return t("result.cancelled_why");
     return t("result.won", { camp: campName(view, view.winner) });
   }
 
