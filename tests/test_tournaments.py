@@ -501,3 +501,20 @@ def test_an_arena_pauses_a_person_who_missed_a_game_until_they_enter_again(serve
     assert back["away"] == []
     wait_for_table(base, arena["id"], 1, after=missed["games"][0])
     requests.post(f"{base}/tournaments/{arena['id']}/withdraw", headers=noor_auth)
+
+
+def test_tournaments_are_listed_by_status_and_format(server):
+    """Issue 64, 4: `GET /tournaments?status=&format=`, as a club's page lists them."""
+    base, _ = server
+    swiss = requests.post(f"{base}/tournaments", json={
+        "format": "swiss", "entrants": ["greedy"], "starts_in_seconds": 600, "rules": {"preset": "simple"}}).json()
+    arena = requests.post(f"{base}/tournaments", json={
+        "format": "arena", "entrants": ["greedy", "random"], "duration_seconds": 600,
+        "rules": {"preset": "simple"}}).json()
+    open_swiss = requests.get(f"{base}/tournaments", params={"status": "open", "format": "swiss", "page_size": 100})
+    listed = [t["id"] for t in open_swiss.json()]
+    assert swiss["id"] in listed and arena["id"] not in listed
+    assert all(t["status"] == "open" and t["format"] == "swiss" for t in open_swiss.json())
+    assert json.loads(open_swiss.headers["X-Pagination"])["total"] == len(listed)
+    assert arena["id"] in [t["id"] for t in requests.get(f"{base}/tournaments", params={"format": "arena"}).json()]
+    assert requests.get(f"{base}/tournaments", params={"status": "paused"}).status_code == 422

@@ -170,6 +170,11 @@ class Tournament(TournamentSummary):
     rounds = fields.List(fields.Nested(Round), required=True)
 
 
+class TournamentFilter(Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    format = fields.String(validate=validate.OneOf(FORMATS))
+
+
 @blp.route("")
 class Tournaments(MethodView):
     @blp.doc(operationId="createTournament", security=OPTIONAL_PLAYER_TOKEN)
@@ -201,17 +206,19 @@ class Tournaments(MethodView):
         return tournament, {"Location": url_for("tournaments.TournamentResource", tournament_id=tournament["id"])}
 
     @blp.doc(operationId="listTournaments")
+    @blp.arguments(TournamentFilter, location="query")
     @blp.response(200, TournamentSummary(many=True))
     @blp.paginate()
     @documents_problems(blp, 422)
-    def get(self, pagination_parameters):
+    def get(self, query, pagination_parameters):
         """Tournaments, newest first
 
         Each with its format, status, entrants and rounds played (paginated); getTournament has the
-        standings and the crosstable.
+        standings and the crosstable. `status` and `format` filter the newest 1,000.
         """
         found, total = services().tournaments.page(current_app_id(), pagination_parameters.first_item,
-                                                   pagination_parameters.page_size)
+                                                   pagination_parameters.page_size, query.get("status"),
+                                                   query.get("format"))
         pagination_parameters.item_count = total
         return found
 

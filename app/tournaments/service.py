@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 PERSON = "player:"  # an entrant who is a person: player:<player id>
 MAX_ENTRANTS = 64  # unless the creator sets `max_entrants` (up to MOST_ENTRANTS)
 MOST_ENTRANTS = 256
+FILTERED_DEPTH = 1000  # a filtered listing reads this many newest tournaments at most
 MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
 LOOKED_AT = 64  # the matches one look at a tournament reads, the first still running first
 SAVE_TRIES = 5  # then another process is moving it on
@@ -291,9 +292,17 @@ class TournamentService:
                 self.store.looked_at(tournament_id, doc["starts_at"])
         return len(found)
 
-    def page(self, app_id: str, offset: int, limit: int) -> tuple[list[dict], int]:
-        ids, total = self.store.page(app_id, offset, limit)
-        return [self._summary(doc) for doc in self.store.load_many(ids)], total
+    def page(self, app_id: str, offset: int, limit: int, status: str | None = None,
+             fmt: str | None = None) -> tuple[list[dict], int]:
+        """A page of the app's tournaments, newest first; with a `status` or a format, of those
+        among its newest FILTERED_DEPTH (a listing's cost stays bounded)."""
+        if status is None and fmt is None:
+            ids, total = self.store.page(app_id, offset, limit)
+            return [self._summary(doc) for doc in self.store.load_many(ids)], total
+        ids, _ = self.store.page(app_id, 0, FILTERED_DEPTH)
+        kept = [doc for doc in self.store.load_many(ids)
+                if status in (None, doc["status"]) and fmt in (None, doc["format"])]
+        return [self._summary(doc) for doc in kept[offset:offset + limit]], len(kept)
 
     # ----- moving on ----------------------------------------------------------------------
 
