@@ -302,6 +302,13 @@ def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_gam
     assert late.status_code == 409 and late.json()["code"] == "tournament_closed"
     rounds = [n for n in notices if n["type"] == "tournament_round"]
     assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
+    # Issue 64, 4: told once when it began and once when it ended, with the place and points.
+    over = [n for n in requests.get(f"{base}/players/me/notices", params={"after": "0-0", "wait_seconds": 0},
+                                    headers=amina_auth).json()["notices"] if n["type"].startswith("tournament_")]
+    assert [n["type"] for n in over if n["type"] != "tournament_round"] == ["tournament_started", "tournament_over"]
+    amina_row = next(row for row in done["standings"] if row["name"] == "Amina")
+    assert (over[-1]["rank"], over[-1]["points"], over[-1]["status"]) == (amina_row["rank"], amina_row["points"],
+                                                                          "finished")
     byes = [t for r in done["rounds"] for t in r["pairings"] if len(t["seats"]) == 1]
     assert len(done["rounds"]) == 3 and len(byes) == 3
     points = {row["name"]: row["points"] for row in done["standings"]}

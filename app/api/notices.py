@@ -69,6 +69,15 @@ NOTICE_KINDS: dict[str, tuple[str, dict]] = {
         "game": required(fields.Integer, metadata={"description": "which game of the pairing (from 0)"}),
         "game_id": required(fields.String), "seat": required(fields.Integer),
         "opponent": required(fields.String, metadata={"description": "who the player meets"})}),
+    "tournament_started": ("A tournament the player entered began.", {
+        "tournament_id": required(fields.String),
+        "entrants": required(fields.Integer, metadata={"description": "how many it began with"})}),
+    "tournament_over": ("A tournament the player entered ended, or its owner cancelled it.", {
+        "tournament_id": required(fields.String),
+        "status": required(fields.String, validate=validate.OneOf(("finished", "cancelled"))),
+        "rank": required(fields.Integer, allow_none=True, metadata={"description": "the player's place (null: "
+                                                                                  "cancelled)"}),
+        "points": required(fields.Float, metadata={"description": "the player's points"})}),
 }
 
 # The app's own events: sent to its endpoints, never to a player.

@@ -213,10 +213,29 @@ class TournamentService:
             doc["status"] = CANCELLED
             if self.store.save(doc, self._events(doc, [])):
                 self.store.finished(tournament_id)
+                self._tell_people(doc, RUNNING)
                 for game_id in dict.fromkeys(in_play):
                     self.seating.call_off(game_id)
                 return self._public(doc)
         raise TournamentClosed("the tournament is changing under many writes at once: try again")
+
+    def _tell_people(self, doc: dict, was: str):
+        """Its people told it began, or ended: by the process whose save changed its status, once."""
+        if doc["status"] == was:
+            return
+        people = [(index, player_id) for index, entrant in enumerate(doc["entrants"])
+                  if (player_id := person_of(entrant)) is not None]
+        if doc["status"] == RUNNING:
+            for _, player_id in people:
+                self.players.notify(player_id, {"type": "tournament_started", "tournament_id": doc["id"],
+                                                "entrants": len(doc["entrants"])})
+        elif doc["status"] in (FINISHED, CANCELLED):
+            rows = {row["entrant"]: row for row in standings(doc["names"], played(doc), self._ratings(doc))}
+            for index, player_id in people:
+                self.players.notify(player_id, {
+                    "type": "tournament_over", "tournament_id": doc["id"], "status": doc["status"],
+                    "rank": rows[index]["rank"] if doc["status"] == FINISHED else None,
+                    "points": rows[index]["points"]})
 
     def _takes_entries(self, doc: dict) -> bool:
         """Open; or an arena before its end; or a Swiss before half its rounds."""
@@ -244,7 +263,7 @@ class TournamentService:
             doc = self._load(tournament_id)
             if doc["status"] in (FINISHED, CANCELLED):
                 return doc
-            now = self.clock()
+            now, was = self.clock(), doc["status"]
             missing: list[tuple[int, int]] = []
             if doc["status"] == OPEN:
                 if now < doc["starts_at"]:
@@ -261,6 +280,7 @@ class TournamentService:
             if self.store.save(doc, self._events(doc, new)):
                 if doc["status"] in (FINISHED, CANCELLED):
                     self.store.finished(tournament_id)
+                self._tell_people(doc, was)
                 self._open_tables(doc, new + missing)
                 return doc
         return self._load(tournament_id)
