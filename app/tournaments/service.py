@@ -36,6 +36,7 @@ from ..ops.scope import app_of, in_app
 from ..players.service import PlayerService
 from .pairing import Table, always_pairable_rounds, round_robin, swiss_round
 from .standings import Played, crosstable, standings
+from .document import TableDocument, TournamentDocument
 from .store import TournamentStore
 
 ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
@@ -100,7 +101,7 @@ class TournamentService:
         now = self.clock()
         shown = [self.matches.accounts.name_of(bot_id) if (bot_id := outside_bot_id(name)) else name
                  for name in names]
-        doc = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": shown,
+        doc: TournamentDocument = {"id": tournament_id, "format": fmt, "entrants": list(names), "names": shown,
                "rules": rules.to_dict(), "games_per_pairing": request["games_per_pairing"], "players_per_table": size,
                "teams": size == 4 and rules.teams,
                "rounds_requested": rounds, "rounds_total": None,
@@ -219,7 +220,7 @@ class TournamentService:
                 return self._public(doc)
         raise TournamentClosed("the tournament is changing under many writes at once: try again")
 
-    def _tell_people(self, doc: dict, was: str):
+    def _tell_people(self, doc: TournamentDocument, was: str):
         """Its people told it began, or ended: by the process whose save changed its status, once."""
         if doc["status"] == was:
             return
@@ -237,18 +238,18 @@ class TournamentService:
                     "rank": rows[index]["rank"] if doc["status"] == FINISHED else None,
                     "points": rows[index]["points"]})
 
-    def _takes_entries(self, doc: dict) -> bool:
+    def _takes_entries(self, doc: TournamentDocument) -> bool:
         """Open; or an arena before its end; or a Swiss before half its rounds."""
         if doc["status"] == OPEN:
             return True
         if doc["status"] != RUNNING:
             return False
         if doc["format"] == ARENA:
-            return self.clock() < doc["ends_at"]
-        return doc["format"] == SWISS and len(doc["rounds"]) * 2 < doc["rounds_total"]
+            return self.clock() < _ends_at(doc)
+        return doc["format"] == SWISS and len(doc["rounds"]) * 2 < _rounds_total(doc)
 
     @staticmethod
-    def _games_in_play(doc: dict, index: int) -> list[str]:
+    def _games_in_play(doc: TournamentDocument, index: int) -> list[str]:
         """The entrant's people's game in play at each table of theirs not over."""
         return [table["games"][-1] for number in doc["rounds"] for table in number["pairings"]
                 if table["result"] is None and table["games"] and index in table["seats"]]
@@ -256,7 +257,7 @@ class TournamentService:
     def view(self, tournament_id: str) -> dict:
         return self._public(self.advance(tournament_id))
 
-    def advance(self, tournament_id: str) -> dict:
+    def advance(self, tournament_id: str) -> TournamentDocument:
         """Count what finished; start an open tournament whose time came; pair what is due; end it
         when all is played (see the module)."""
         for _ in range(SAVE_TRIES):
@@ -326,13 +327,13 @@ class TournamentService:
 
     # ----- moving on ----------------------------------------------------------------------
 
-    def _load(self, tournament_id: str) -> dict:
+    def _load(self, tournament_id: str) -> TournamentDocument:
         doc = self.store.load(tournament_id)
         if doc is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         return doc
 
-    def _start(self, doc: dict, now: float) -> list[tuple[int, int]]:
+    def _start(self, doc: TournamentDocument, now: float) -> list[tuple[int, int]]:
         entrants = len(doc["entrants"])
         if entrants < doc["players_per_table"]:
             doc["status"] = CANCELLED
@@ -341,29 +342,30 @@ class TournamentService:
         if doc["format"] == SWISS:
             doc["rounds_total"] = min(doc["rounds_requested"] or 5, _most_rounds(doc, entrants))
         elif doc["format"] == ROUND_ROBIN:
-            doc["rounds_total"] = len(round_robin(entrants, doc["cycles"]))
+            doc["rounds_total"] = len(round_robin(entrants, doc["cycles"] or 1))
         else:
-            doc["ends_at"] = now + doc["duration_seconds"]
+            doc["ends_at"] = now + (doc["duration_seconds"] or 0)
         return self._pair(doc, now)
 
-    def _check_games(self, doc: dict, entrants: int, field: str):
+    def _check_games(self, doc: TournamentDocument, entrants: int, field: str):
         if doc["format"] == ARENA:
             return  # an arena stops pairing at MAX_GAMES
-        rounds = (doc["rounds_requested"] or 5) if doc["format"] == SWISS else len(round_robin(entrants, doc["cycles"]))
+        rounds = (doc["rounds_requested"] or 5) if doc["format"] == SWISS else \
+            len(round_robin(entrants, doc["cycles"] or 1))
         games = min(rounds, _most_rounds(doc, entrants)) * (entrants // doc["players_per_table"]) * \
             doc["games_per_pairing"]
         if games > MAX_GAMES:
             raise InvalidRequest(f"{field}: this tournament would play {games} games; {MAX_GAMES} at most",
                                  field=field)
 
-    def _count(self, doc: dict) -> tuple[bool, list[tuple[int, int]], list[tuple[int, int]]]:
+    def _count(self, doc: TournamentDocument) -> tuple[bool, list[tuple[int, int]], list[tuple[int, int]]]:
         """Record the results that came in: (whether any did, the next games of people's pairings to
         create, the pairings whose match or game is missing)."""
         pending = [(r["round"], k, t) for r in doc["rounds"] for k, t in enumerate(r["pairings"])
                    if t["result"] is None]
         counted, new, missing = False, [], []
         bots = [entry for entry in pending if entry[2]["match_id"]][:LOOKED_AT]
-        over, unknown = self.matches.results([t["match_id"] for _, _, t in bots])
+        over, unknown = self.matches.results([t["match_id"] for _, _, t in bots if t["match_id"]])
         for number, k, table in bots:
             if table["match_id"] in over:
                 wins, games = over[table["match_id"]]
@@ -372,10 +374,10 @@ class TournamentService:
             elif table["match_id"] in unknown:
                 missing.append((number, k))
         people = [entry for entry in pending if entry[2]["games"]]
-        found, _ = self.games.summaries([t["games"][-1] for _, _, t in people])
+        found, _ = self.games.summaries([_games_of(t)[-1] for _, _, t in people])
         by_id = {game["id"]: game for game in found}
         for number, k, table in people:
-            game = by_id.get(table["games"][-1])
+            game = by_id.get(_games_of(table)[-1])
             if game is None:
                 missing.append((number, k))
             elif game["status"] == GAME_FINISHED:
@@ -385,10 +387,10 @@ class TournamentService:
                     new.append((number, k))
         return counted, new, missing
 
-    def _count_game(self, doc: dict, table: dict, game: dict):
+    def _count_game(self, doc: TournamentDocument, table: TableDocument, game: dict):
         """A game of a table with people is over: a game won to each entrant of the winning camp;
         then the next game, or the table's result."""
-        order = _seated(table, len(table["games"]) - 1)
+        order = _seated(table, len(_games_of(table)) - 1)
         outcome = game.get("outcome") or {}
         missed = outcome.get("reason") in ("forfeit", "aborted") and outcome.get("seat") is not None
         if doc["format"] == ARENA and missed:
@@ -399,18 +401,18 @@ class TournamentService:
             camp = seat % 2 if doc["teams"] else seat
             if game["winner"] is not None and camp == game["winner"]:
                 table["wins"][table["seats"].index(entrant)] += 1
-        played = len(table["games"])
+        played = len(_games_of(table))
         if played < doc["games_per_pairing"]:
-            table["games"].append(f"{table['games'][0][:-1]}{played}")
+            _games_of(table).append(f"{_games_of(table)[0][:-1]}{played}")
         else:
             table["result"] = {"wins": table["wins"], "games": played}
 
-    def _pair(self, doc: dict, now: float) -> list[tuple[int, int]]:
+    def _pair(self, doc: TournamentDocument, now: float) -> list[tuple[int, int]]:
         """The pairings due now, added as rounds: their (round, table)s."""
         pending = [t for r in doc["rounds"] for t in r["pairings"] if t["result"] is None]
         new: list[tuple[int, int]] = []
         if doc["format"] == ARENA:
-            if now < doc["ends_at"] and _games_planned(doc) + doc["games_per_pairing"] <= MAX_GAMES:
+            if now < _ends_at(doc) and _games_planned(doc) + doc["games_per_pairing"] <= MAX_GAMES:
                 free = arena_tables(doc, pending)
                 if free:
                     new += self._add_round(doc, free)
@@ -419,13 +421,13 @@ class TournamentService:
         if pending and not all_at_once:
             return new  # a round at a time
         if doc["format"] == ROUND_ROBIN:
-            planned = round_robin(len(doc["entrants"]), doc["cycles"])
+            planned = round_robin(len(doc["entrants"]), doc["cycles"] or 1)
             away = set(doc.get("away", []))
             for tables in planned[len(doc["rounds"]):None if all_at_once else len(doc["rounds"]) + 1]:
                 # A table with an entrant away is the other's bye; one with both away is not played.
                 kept = [tuple(e for e in table if e not in away) for table in tables]
                 new += self._add_round(doc, [table for table in kept if table])
-        elif len(doc["rounds"]) < doc["rounds_total"]:
+        elif len(doc["rounds"]) < _rounds_total(doc):
             paired = self._swiss_tables(doc)
             if paired is None:  # a tournament made before its rounds were bounded: it ends here
                 doc["rounds_total"] = len(doc["rounds"])
@@ -433,19 +435,19 @@ class TournamentService:
                 new += self._add_round(doc, paired)
         return new
 
-    def _finish_if_done(self, doc: dict, now: float) -> bool:
+    def _finish_if_done(self, doc: TournamentDocument, now: float) -> bool:
         """Whether it ended now: all played, and no round (or, an arena, no time) left."""
         if any(t["result"] is None for r in doc["rounds"] for t in r["pairings"]):
             return False
         if doc["format"] == ARENA:
-            done = now >= doc["ends_at"] or _games_planned(doc) + doc["games_per_pairing"] > MAX_GAMES
+            done = now >= _ends_at(doc) or _games_planned(doc) + doc["games_per_pairing"] > MAX_GAMES
         else:
-            done = len(doc["rounds"]) >= doc["rounds_total"]
+            done = len(doc["rounds"]) >= _rounds_total(doc)
         if done:
             doc["status"], doc["finished_at"] = FINISHED, utc_now()
         return done
 
-    def _swiss_tables(self, doc: dict) -> list[Table] | None:
+    def _swiss_tables(self, doc: TournamentDocument) -> list[Table] | None:
         rows = standings(doc["entrants"], played(doc), self._ratings(doc))
         met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
                for pair in itertools.combinations(t["seats"], 2)}
@@ -453,11 +455,11 @@ class TournamentService:
         away = set(doc.get("away", []))
         return swiss_round([row["entrant"] for row in rows if row["entrant"] not in away], met, byes,
                            doc["players_per_table"],
-                           rounds_after=doc["rounds_total"] - len(doc["rounds"]) - 1)
+                           rounds_after=_rounds_total(doc) - len(doc["rounds"]) - 1)
 
-    def _add_round(self, doc: dict, seated: list[Table]) -> list[tuple[int, int]]:
+    def _add_round(self, doc: TournamentDocument, seated: list[Table]) -> list[tuple[int, int]]:
         number, games = len(doc["rounds"]), doc["games_per_pairing"]
-        tables: list[dict] = []
+        tables: list[TableDocument] = []
         firsts = _first_seats(doc)
         for k, paired in enumerate(seated):
             # The first seat as chess balances colours: who has had it less often takes it.
@@ -474,7 +476,7 @@ class TournamentService:
         doc["rounds"].append({"round": number, "pairings": tables})
         return [(number, k) for k, table in enumerate(tables) if len(table["seats"]) > 1]
 
-    def _open_tables(self, doc: dict, at: list[tuple[int, int]]):
+    def _open_tables(self, doc: TournamentDocument, at: list[tuple[int, int]]):
         """Create the matches and games of these pairings (each once, whoever comes first)."""
         for number, k in at:
             table = doc["rounds"][number]["pairings"][k]
@@ -483,17 +485,17 @@ class TournamentService:
             else:
                 self._open_game(doc, number, table)
 
-    def _open_match(self, doc: dict, number: int, k: int, table: dict):
+    def _open_match(self, doc: TournamentDocument, number: int, k: int, table: TableDocument):
         request: dict = {"bots": [doc["entrants"][e] for e in table["seats"]],
                          "games": doc["games_per_pairing"], "rules": doc["rules"]}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{number}:{k}"
         self.matches.create_match(request, client=f"tournament:{doc['id']}", cap=0, match_id=table["match_id"])
 
-    def _open_game(self, doc: dict, number: int, table: dict):
+    def _open_game(self, doc: TournamentDocument, number: int, table: TableDocument):
         """The pairing's next game between its people (and a built-in bot, if one is in it); each
         person told `tournament_round` once."""
-        game_id, index = table["games"][-1], len(table["games"]) - 1
+        game_id, index = _games_of(table)[-1], len(_games_of(table)) - 1
         if self.games.find(game_id) is not None:
             return
         order = _seated(table, index)
@@ -506,11 +508,12 @@ class TournamentService:
                 seats.append({"type": "bot", "bot": entrant, "name": f"{entrant} bot"})
         preset = {"preset": doc["rules"]["preset"]}
         as_preset = rules_from_request(preset).to_dict() == doc["rules"]  # a rated game plays its pool's rules
-        request = {"players": len(order), "rules": preset if as_preset else doc["rules"], "seats": seats,
+        request: dict = {"players": len(order), "rules": preset if as_preset else doc["rules"], "seats": seats,
                    "turn_timeout_seconds": doc["turn_seconds"],
                    "rated": as_preset and doc["dealing"] == "server" and len(owners) == len(order)}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{game_id}"
+
         def tell_players(_):
             for seat, player_id in owners.items():
                 others = ", ".join(doc["names"][e] for e in order if e != order[seat])
@@ -519,12 +522,12 @@ class TournamentService:
                                                 "opponent": others})
         self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]}, on_created=tell_players)
 
-    def _has_people(self, doc: dict) -> bool:
+    def _has_people(self, doc: TournamentDocument) -> bool:
         return any(person_of(entrant) for entrant in doc["entrants"])
 
     # ----- reading ------------------------------------------------------------------------
 
-    def _ratings(self, doc: dict) -> list[float]:
+    def _ratings(self, doc: TournamentDocument) -> list[float]:
         """Each entrant's rating, in entry order: a bot's on the match ladder, a person's in the pool
         of the preset."""
         bots = sorted({e for e in doc["entrants"] if not person_of(e)})
@@ -536,7 +539,7 @@ class TournamentService:
             found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
         return [found[entrant] for entrant in doc["entrants"]]
 
-    def _events(self, doc: dict, new: list[tuple[int, int]]) -> list[dict]:
+    def _events(self, doc: TournamentDocument, new: list[tuple[int, int]]) -> list[dict]:
         """The events of a change: each round it added, then the standings as they now stand."""
         rounds = sorted({number for number, _ in new})
         events = [{"type": "round", "round": number, "pairings": doc["rounds"][number]["pairings"]}
@@ -545,7 +548,7 @@ class TournamentService:
                           "rounds_played": len(doc["rounds"]),
                           "standings": standings(doc["names"], played(doc), self._ratings(doc))}]
 
-    def _summary(self, doc: dict) -> dict:
+    def _summary(self, doc: TournamentDocument) -> dict:
         return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
                                           "created_at", "dealing", "turn_seconds", "duration_seconds",
                                           "players_per_table", "teams")} | {
@@ -553,7 +556,7 @@ class TournamentService:
             "max_entrants": doc.get("max_entrants", MAX_ENTRANTS),
             "starts_at": utc_at(doc["starts_at"]), "ends_at": utc_at(doc["ends_at"]) if doc["ends_at"] else None}
 
-    def _public(self, doc: dict) -> dict:
+    def _public(self, doc: TournamentDocument) -> dict:
         results = played(doc)
         return {**self._summary(doc), "rules": doc["rules"], "cycles": doc["cycles"], "seed": doc["seed"],
                 "rated": doc["dealing"] == "server", "revision": doc["revision"],
@@ -561,7 +564,7 @@ class TournamentService:
                 "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
 
 
-def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
+def arena_tables(doc: TournamentDocument, pending: list[TableDocument]) -> list[Table]:
     """Whoever is free, by points then entry order, in tables from the top: each the best-ranked
     free entrant, then the next free who did not sit at its last table (anyone, when nobody else
     plays: those left alone meet again)."""
@@ -590,7 +593,25 @@ def arena_tables(doc: dict, pending: list[dict]) -> list[Table]:
     return tables
 
 
-def _first_seats(doc: dict) -> Counter[int]:
+def _rounds_total(doc: TournamentDocument) -> int:
+    """A running Swiss's or round robin's rounds (set when it starts)."""
+    assert doc["rounds_total"] is not None, "a Swiss or round robin under way has its rounds"
+    return doc["rounds_total"]
+
+
+def _ends_at(doc: TournamentDocument) -> float:
+    """A running arena's end (set when it starts)."""
+    assert doc["ends_at"] is not None, "an arena under way has its end"
+    return doc["ends_at"]
+
+
+def _games_of(table: TableDocument) -> list[str]:
+    """A table with a person: its games so far."""
+    assert table["games"] is not None, "a table with a person plays games of its own"
+    return table["games"]
+
+
+def _first_seats(doc: TournamentDocument) -> Counter[int]:
     """How often each entrant has had the first seat of a game at a table of two."""
     firsts: Counter[int] = Counter()
     for number in doc["rounds"]:
@@ -600,21 +621,21 @@ def _first_seats(doc: dict) -> Counter[int]:
     return firsts
 
 
-def _seated(table: dict, index: int) -> list[int]:
+def _seated(table: TableDocument, index: int) -> list[int]:
     """The entrant at each seat in a table's game `index`: one seat further round each game."""
     shift = index % len(table["seats"])
     return table["seats"][shift:] + table["seats"][:shift]
 
 
-def _most_rounds(doc: dict, entrants: int) -> int:
+def _most_rounds(doc: TournamentDocument, entrants: int) -> int:
     """Swiss rounds a field plays: at tables of two, as many as always pair with no repeat."""
     return always_pairable_rounds(entrants) if doc["players_per_table"] == 2 else MAX_ENTRANTS
 
 
-def _games_planned(doc: dict) -> int:
+def _games_planned(doc: TournamentDocument) -> int:
     return sum(doc["games_per_pairing"] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) > 1)
 
 
-def played(doc: dict) -> list[Played]:
+def played(doc: TournamentDocument) -> list[Played]:
     return [Played(tuple(t["seats"]), tuple(t["result"]["wins"]), t["result"]["games"], doc["teams"])
             for r in doc["rounds"] for t in r["pairings"] if t["result"] is not None]

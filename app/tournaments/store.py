@@ -8,6 +8,7 @@ from ..ops.connection import RedisClient, dump
 from ..ops.keys import (running_tournaments_key, tournament_changes_channel, tournament_events_key, tournament_key,
                         tournament_revision_key, tournaments_key)
 from ..ops.scope import app_of
+from .document import TournamentDocument
 
 EVENTS_KEPT = 200  # each standings event is whole: a reader further behind needs only the last
 
@@ -41,7 +42,7 @@ class TournamentStore:
         self.running_key = running_tournaments_key(queue)
         self._save = client.register_script(_SAVE)
 
-    def create(self, doc: dict, events: list[dict]) -> bool:
+    def create(self, doc: TournamentDocument, events: list[dict]) -> bool:
         """False when a tournament of this id exists already (a retried request)."""
         if not self.save(doc, events):
             return False
@@ -54,7 +55,7 @@ class TournamentStore:
         pipe.execute()
         return True
 
-    def save(self, doc: dict, events: list[dict]) -> bool:
+    def save(self, doc: TournamentDocument, events: list[dict]) -> bool:
         """Save `doc` over its revision, the revision then one more, with its `events`: False when
         it was changed since it was read (read it again and redo the change)."""
         tournament_id, made_from = doc["id"], doc["revision"]
@@ -73,11 +74,11 @@ class TournamentStore:
         if naming:
             self.redis.xdel(key, *naming)
 
-    def load(self, tournament_id: str) -> dict | None:
+    def load(self, tournament_id: str) -> TournamentDocument | None:
         found = self.redis.get(tournament_key(tournament_id))
         return json.loads(found) if found else None
 
-    def load_many(self, tournament_ids: list[str]) -> list[dict]:
+    def load_many(self, tournament_ids: list[str]) -> list[TournamentDocument]:
         """The tournaments still kept, in order, in one pipeline (their keys are in slots of their own)."""
         pipe = self.redis.pipeline(transaction=False)
         for tournament_id in tournament_ids:
