@@ -1,0 +1,70 @@
+"""What a tournament shows (its standings, crosstable and summary), what its stream says at each
+change, and what its people are told when it begins and ends."""
+
+from ..accounts.ladders import Ladders, pool_of
+from ..games.records import utc_at
+from ..ops.keys import MATCH_POOL
+from ..ops.scope import app_of, in_app
+from ..players.service import PlayerService
+from .document import TournamentDocument
+from .rounds import CANCELLED, FINISHED, MAX_ENTRANTS, PERSON, RUNNING, person_of, played
+from .standings import crosstable, standings
+
+
+class TournamentViews:
+    def __init__(self, ladders: Ladders, players: PlayerService):
+        self.ladders, self.players = ladders, players
+
+    def ratings(self, doc: TournamentDocument) -> list[float]:
+        """Each entrant's rating, in entry order: a bot's on the match ladder, a person's in the pool
+        of the preset."""
+        bots = sorted({e for e in doc["entrants"] if not person_of(e)})
+        people = sorted({player_id for e in doc["entrants"] if (player_id := person_of(e)) is not None})
+        found = {name: record["rating"] for name, record in self.ladders.records(MATCH_POOL, bots).items()}
+        if people:
+            pool = in_app(app_of(doc["id"]), pool_of(doc["rules"]["preset"], doc["players_per_table"]))
+            records = self.ladders.records(pool, people)
+            found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
+        return [found[entrant] for entrant in doc["entrants"]]
+
+    def events(self, doc: TournamentDocument, new: list[tuple[int, int]]) -> list[dict]:
+        """The events of a change: each round it added, then the standings as they now stand."""
+        rounds = sorted({number for number, _ in new})
+        events = [{"type": "round", "round": number, "pairings": doc["rounds"][number]["pairings"]}
+                  for number in rounds]
+        return [*events, {"type": "standings", "revision": doc["revision"] + 1, "status": doc["status"],
+                          "rounds_played": len(doc["rounds"]),
+                          "standings": standings(doc["names"], played(doc), self.ratings(doc))}]
+
+    def summary(self, doc: TournamentDocument) -> dict:
+        return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
+                                          "created_at", "dealing", "turn_seconds", "duration_seconds",
+                                          "players_per_table", "teams")} | {
+            "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]), "away": doc.get("away", []),
+            "max_entrants": doc.get("max_entrants", MAX_ENTRANTS),
+            "starts_at": utc_at(doc["starts_at"]), "ends_at": utc_at(doc["ends_at"]) if doc["ends_at"] else None}
+
+    def public(self, doc: TournamentDocument) -> dict:
+        results = played(doc)
+        return {**self.summary(doc), "rules": doc["rules"], "cycles": doc["cycles"], "seed": doc["seed"],
+                "rated": doc["dealing"] == "server", "revision": doc["revision"],
+                "standings": standings(doc["names"], results, self.ratings(doc)),
+                "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
+
+    def tell_people(self, doc: TournamentDocument, was: str):
+        """Its people told it began, or ended: by the process whose save changed its status, once."""
+        if doc["status"] == was:
+            return
+        people = [(index, player_id) for index, entrant in enumerate(doc["entrants"])
+                  if (player_id := person_of(entrant)) is not None]
+        if doc["status"] == RUNNING:
+            for _, player_id in people:
+                self.players.notify(player_id, {"type": "tournament_started", "tournament_id": doc["id"],
+                                                "entrants": len(doc["entrants"])})
+        elif doc["status"] in (FINISHED, CANCELLED):
+            rows = {row["entrant"]: row for row in standings(doc["names"], played(doc), self.ratings(doc))}
+            for index, player_id in people:
+                self.players.notify(player_id, {
+                    "type": "tournament_over", "tournament_id": doc["id"], "status": doc["status"],
+                    "rank": rows[index]["rank"] if doc["status"] == FINISHED else None,
+                    "points": rows[index]["points"]})
