@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from app.tournaments.pairing import always_pairable_rounds, max_swiss_rounds, round_robin, swiss_round
-from app.tournaments.standings import Played, crosstable, standings
+from app.tournaments.standings import Played, crosstable, standings, streak_points
 from faults import start_worker, stop
 from test_apps import serve
 
@@ -88,6 +88,17 @@ def test_a_table_of_four_with_teams_scores_partners_together_and_counts_only_opp
     assert alone["A"]["buchholz"] == 2 and alone["A"]["performance"] > 1500 > alone["B"]["performance"]
 
 
+def test_streak_scoring_is_lichess_s_arena_two_a_win_doubled_after_two_wins_in_a_row():
+    """Issue 64, 3: `scoring: "streaks"`: A wins three in a row (2, 2, 4), loses, wins (2): 10;
+    B loses twice, then wins three in a row (2, 2, 4): 8; a loss ends the streak."""
+    a, b, c = 0, 1, 2
+    games = [(a, b), (a, c), (a, b), (b, a), (a, c), (b, c), (b, c)]  # winner first, in the order played
+    played = [Played((winner, loser), (1, 0), 1) for winner, loser in games]
+    assert streak_points(3, played) == [10.0, 8.0, 0.0]
+    rows = standings(["A", "B", "C"], played, [1500.0] * 3, streaks=True)
+    assert [(row["name"], row["points"]) for row in rows] == [("A", 10.0), ("B", 8.0), ("C", 0.0)]
+
+
 def test_standings_rank_by_points_then_buchholz_then_sonneborn_berger_as_computed_by_hand():
     names = ["A", "B", "C", "D"]
     played = [Played((0, 1), (2, 0), 2), Played((2, 3), (1, 1), 2), Played((0, 2), (0, 2), 2),
@@ -141,6 +152,9 @@ def test_bad_tournaments_are_refused_whole(server):
                         ({"format": "swiss", "entrants": ["greedy", "random", "casual", "expert"], "rounds": 4},
                          "rounds"),
                         ({"format": "arena", "entrants": ["greedy", "random"]}, "duration_seconds"),
+                        ({"format": "swiss", "entrants": ["greedy", "random"], "scoring": "streaks"}, "scoring"),
+                        ({"format": "arena", "entrants": ["greedy", "random"], "duration_seconds": 60,
+                          "scoring": "streaks", "games_per_pairing": 2}, "scoring"),
                         ({"format": "knockout", "entrants": ["greedy", "random"]}, "format"),
                         ({"format": "swiss", "entrants": ["player:someone", "greedy"]}, "entrants"),
                         ({"format": "round_robin", "entrants": ["greedy", "random", "casual"],

@@ -36,6 +36,9 @@ class CreateTournamentRequest(Schema):
                                "description": "bots, as a match takes them: built-in bot kinds (a kind may enter "
                                               "more than once) and bot:<id> for registered bots; two at least, "
                                               "unless people enter (`starts_in_seconds`)"})
+    scoring = fields.String(load_default="games", validate=validate.OneOf(("games", "streaks")), metadata={
+        "description": "games: a point a game won; streaks (an arena of one game a table): Lichess's arena scoring, "
+                       "2 a win, 4 a win after two wins in a row"})
     max_entrants = s.Integer(validate=validate.Range(min=2, max=MOST_ENTRANTS), metadata={
         "description": f"the most entrants it takes (people entering; default {MAX_ENTRANTS})"})
     starts_in_seconds = s.Integer(validate=validate.Range(min=0, max=7 * 86400), metadata={
@@ -156,6 +159,7 @@ class TournamentSummary(s.Answer):
         "description": "entrants (places in `entrants`) paired no more: withdrawn, or paused after a missed arena "
                        "game; entering again brings them back while it takes entries"})
     max_entrants = fields.Integer(required=True)
+    scoring = fields.String(required=True, validate=validate.OneOf(("games", "streaks")))
 
 
 class Tournament(TournamentSummary):

@@ -50,3 +50,4 @@ class TournamentDocument(TypedDict):
     owner: NotRequired[str | None]  # player:<id>, or app:<id> for the app's server: who may cancel it
     away: NotRequired[list[int]]  # entrants paired no more: withdrawn, or paused after a missed arena game
     max_entrants: NotRequired[int]
+    scoring: NotRequired[str]  # games (a point a game won), or streaks (Lichess's arena scoring)

@@ -13,11 +13,12 @@ from ..games.service import GameService
 from ..matches.service import MatchService
 from .document import TableDocument, TournamentDocument
 from .pairing import Table, always_pairable_rounds, round_robin, swiss_round
-from .standings import Played, standings
+from .standings import Played
 
 ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
 OPEN, RUNNING, FINISHED, CANCELLED = "open", "running", "finished", "cancelled"
 PERSON = "player:"  # an entrant who is a person: player:<player id>
+GAMES, STREAKS = "games", "streaks"  # scoring: a point a game won, or Lichess's arena streaks
 MAX_ENTRANTS = 64  # unless the creator sets `max_entrants` (up to MOST_ENTRANTS)
 MOST_ENTRANTS = 256
 MAX_GAMES = 2000  # a tournament's games in all, as many as one match may have
@@ -33,11 +34,11 @@ def has_people(doc: TournamentDocument) -> bool:
 
 
 class Rounds:
-    """`ratings(doc)`: each entrant's rating, for the standings that rank a Swiss round."""
+    """`standings(doc)`: its standings, best first, which rank a Swiss round."""
 
     def __init__(self, matches: MatchService, games: GameService,
-                 ratings: Callable[[TournamentDocument], list[float]]):
-        self.matches, self.games, self.ratings = matches, games, ratings
+                 standings: Callable[[TournamentDocument], list[dict]]):
+        self.matches, self.games, self.standings = matches, games, standings
 
     def start(self, doc: TournamentDocument, now: float) -> list[tuple[int, int]]:
         entrants = len(doc["entrants"])
@@ -154,7 +155,7 @@ class Rounds:
         return done
 
     def swiss_tables(self, doc: TournamentDocument) -> list[Table] | None:
-        rows = standings(doc["entrants"], played(doc), self.ratings(doc))
+        rows = self.standings(doc)
         met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
                for pair in itertools.combinations(t["seats"], 2)}
         byes = {t["seats"][0] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) == 1}

@@ -32,8 +32,8 @@ from ..players.service import PlayerService
 from .document import TournamentDocument
 from .entries import SAVE_TRIES, Entries
 from .pairing import always_pairable_rounds
-from .rounds import (ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN, RUNNING,
-                     SWISS, Rounds, person_of)
+from .rounds import (ARENA, CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN,
+                     RUNNING, STREAKS, SWISS, Rounds, person_of)
 from .store import TournamentStore
 from .tables import Tables
 from .views import TournamentViews
@@ -52,7 +52,7 @@ class TournamentService:
         self.store, self.matches, self.games, self.clock = store, matches, games, clock
         self.min_turn_seconds = min_turn_seconds
         self.views = TournamentViews(ladders, players)
-        self.rounds = Rounds(matches, games, self.views.ratings)
+        self.rounds = Rounds(matches, games, self.views.standings)
         self.tables = Tables(matches, games, seating, players)
         self.entries = Entries(store, players, seating, self.rounds, self.views, clock)
         self.enter, self.withdraw, self.cancel = self.entries.enter, self.entries.withdraw, self.entries.cancel
@@ -88,6 +88,10 @@ class TournamentService:
             raise InvalidRequest(f"turn_seconds: at least {self.min_turn_seconds}", field="turn_seconds")
         if fmt == ARENA and not request.get("duration_seconds"):
             raise InvalidRequest("duration_seconds: an arena runs for a set time", field="duration_seconds")
+        scoring = request.get("scoring") or GAMES
+        if scoring == STREAKS and (fmt != ARENA or request["games_per_pairing"] != 1):
+            raise InvalidRequest("scoring: streaks score an arena's games one a table (`games_per_pairing`: 1)",
+                                 field="scoring")
         if fmt == SWISS and size == 2 and rounds and not opens and rounds > always_pairable_rounds(len(names)):
             raise InvalidRequest(f"rounds: {len(names)} entrants play {always_pairable_rounds(len(names))} Swiss "
                                  "rounds at most (every round pairable, nobody meeting twice, whatever the results)",
@@ -105,7 +109,7 @@ class TournamentService:
                "dealing": "creator_seed" if request.get("seed") else "server", "created_at": utc_now(),
                "starts_at": now + request["starts_in_seconds"] if opens else now, "ends_at": None,
                "status": OPEN, "rounds": [], "revision": 0, "owner": owner, "away": [],
-               "max_entrants": request.get("max_entrants") or MAX_ENTRANTS}
+               "max_entrants": request.get("max_entrants") or MAX_ENTRANTS, "scoring": scoring}
         if len(names) >= size:
             self.rounds.check_games(doc, len(names), "entrants")
         new = [] if opens else self.rounds.start(doc, now)

@@ -38,8 +38,10 @@ class Played(NamedTuple):
                 if other != position and not (self.teams and other % 2 == position % 2)]
 
 
-def standings(names: Sequence[str], played: Sequence[Played], ratings: Sequence[float]) -> list[dict]:
-    """One row per entrant, best first; `ratings` by entrant, as `names`."""
+def standings(names: Sequence[str], played: Sequence[Played], ratings: Sequence[float],
+              streaks: bool = False) -> list[dict]:
+    """One row per entrant, best first; `ratings` by entrant, as `names`. `streaks`: Lichess's
+    arena scoring (`streak_points`) instead of a point a game won."""
     count = len(names)
     points, games = [0.0] * count, [0] * count
     meetings: list[list[tuple[int, float]]] = [[] for _ in range(count)]  # (opponent, share of games won)
@@ -50,6 +52,8 @@ def standings(names: Sequence[str], played: Sequence[Played], ratings: Sequence[
             if table.games:
                 meetings[entrant] += [(table.seats[other], table.wins[position] / table.games)
                                       for other in table.opponents(position)]
+    if streaks:
+        points = streak_points(count, played)
     rows = []
     for entrant, name in enumerate(names):
         buchholz = sum(points[opponent] for opponent, _ in meetings[entrant])
@@ -61,6 +65,21 @@ def standings(names: Sequence[str], played: Sequence[Played], ratings: Sequence[
     for rank, row in enumerate(rows, start=1):
         row["rank"] = rank
     return rows
+
+
+def streak_points(count: int, played: Sequence[Played]) -> list[float]:
+    """Lichess's arena scoring, a game a table (`played` in the order the tables were paired, so each
+    entrant's in the order it played them): 2 for a win, 4 for a win after two wins in a row, 0 for
+    a loss, which ends the streak."""
+    points, streak = [0.0] * count, [0] * count
+    for table in played:
+        for position, entrant in enumerate(table.seats):
+            if table.wins[position]:
+                points[entrant] += 4 if streak[entrant] >= 2 else 2
+                streak[entrant] += 1
+            else:
+                streak[entrant] = 0
+    return points
 
 
 def performance(entrant: int, played: Sequence[Played], ratings: Sequence[float]) -> dict:

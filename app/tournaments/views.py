@@ -7,8 +7,8 @@ from ..ops.keys import MATCH_POOL
 from ..ops.scope import app_of, in_app
 from ..players.service import PlayerService
 from .document import TournamentDocument
-from .rounds import CANCELLED, FINISHED, MAX_ENTRANTS, PERSON, RUNNING, person_of, played
-from .standings import crosstable, standings
+from .rounds import CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, PERSON, RUNNING, STREAKS, person_of, played
+from .standings import Played, crosstable, standings
 
 
 class TournamentViews:
@@ -27,6 +27,11 @@ class TournamentViews:
             found.update({PERSON + player_id: record["rating"] for player_id, record in records.items()})
         return [found[entrant] for entrant in doc["entrants"]]
 
+    def standings(self, doc: TournamentDocument, results: list[Played] | None = None) -> list[dict]:
+        """Its standings, best first, as its scoring counts them."""
+        return standings(doc["names"], played(doc) if results is None else results, self.ratings(doc),
+                         streaks=doc.get("scoring") == STREAKS)
+
     def events(self, doc: TournamentDocument, new: list[tuple[int, int]]) -> list[dict]:
         """The events of a change: each round it added, then the standings as they now stand."""
         rounds = sorted({number for number, _ in new})
@@ -34,21 +39,21 @@ class TournamentViews:
                   for number in rounds]
         return [*events, {"type": "standings", "revision": doc["revision"] + 1, "status": doc["status"],
                           "rounds_played": len(doc["rounds"]),
-                          "standings": standings(doc["names"], played(doc), self.ratings(doc))}]
+                          "standings": self.standings(doc)}]
 
     def summary(self, doc: TournamentDocument) -> dict:
         return {key: doc[key] for key in ("id", "format", "status", "names", "games_per_pairing", "rounds_total",
                                           "created_at", "dealing", "turn_seconds", "duration_seconds",
                                           "players_per_table", "teams")} | {
             "entrants": doc["entrants"], "rounds_played": len(doc["rounds"]), "away": doc.get("away", []),
-            "max_entrants": doc.get("max_entrants", MAX_ENTRANTS),
+            "max_entrants": doc.get("max_entrants", MAX_ENTRANTS), "scoring": doc.get("scoring", GAMES),
             "starts_at": utc_at(doc["starts_at"]), "ends_at": utc_at(doc["ends_at"]) if doc["ends_at"] else None}
 
     def public(self, doc: TournamentDocument) -> dict:
         results = played(doc)
         return {**self.summary(doc), "rules": doc["rules"], "cycles": doc["cycles"], "seed": doc["seed"],
                 "rated": doc["dealing"] == "server", "revision": doc["revision"],
-                "standings": standings(doc["names"], results, self.ratings(doc)),
+                "standings": self.standings(doc, results),
                 "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
 
     def tell_people(self, doc: TournamentDocument, was: str):
@@ -62,7 +67,7 @@ class TournamentViews:
                 self.players.notify(player_id, {"type": "tournament_started", "tournament_id": doc["id"],
                                                 "entrants": len(doc["entrants"])})
         elif doc["status"] in (FINISHED, CANCELLED):
-            rows = {row["entrant"]: row for row in standings(doc["names"], played(doc), self.ratings(doc))}
+            rows = {row["entrant"]: row for row in self.standings(doc)}
             for index, player_id in people:
                 self.players.notify(player_id, {
                     "type": "tournament_over", "tournament_id": doc["id"], "status": doc["status"],
