@@ -6,6 +6,10 @@ Prints for each: games, wall time, games a second, and Redis commands a game (th
 total_commands_processed over the run: the workers' sweeps included, as for the match).
 
 Run: .venv/bin/python bench/tournaments.py [--games-per-pairing 2] [--bots random,casual,greedy]
+
+`--entrants 256` instead measures what a tournament of that many people costs to pair and to look
+at (issue 64): a Swiss round and an arena's tables paired (pure), 256 players entering an open
+arena, its start, and a look (what the sweep does each pass) with all its tables in play.
 """
 
 import argparse
@@ -38,11 +42,61 @@ def run(app, label: str, start, finished, games: int):
           f"{(commands(app) - before) / games:.0f} Redis commands a game")
 
 
+def people(entrants: int, looks: int = 20):
+    """The pairing and look costs of a tournament of `entrants` people."""
+    import random
+
+    from app.tournaments.pairing import swiss_round
+    from app.tournaments.rounds import arena_tables
+    rng = random.Random(1)
+    met: set[frozenset[int]] = set()
+    started = time.perf_counter()
+    for _ in range(7):
+        tables = swiss_round(rng.sample(range(entrants), entrants), met, set())
+        met |= {frozenset(table) for table in tables if len(table) == 2}
+    print(f"Swiss of {entrants}: a round paired in {(time.perf_counter() - started) / 7 * 1000:.1f} ms (7 rounds)")
+    doc = {"entrants": ["random"] * entrants, "rounds": [], "players_per_table": 2, "away": []}
+    started = time.perf_counter()
+    tables = arena_tables(doc, [])  # type: ignore[arg-type]
+    print(f"arena of {entrants}: {len(tables)} tables paired in {(time.perf_counter() - started) * 1000:.1f} ms")
+    server = RedisServer()
+    app = create_app({"REDIS_URL": server.start(), "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    try:
+        tournaments = app.services.tournaments
+        made = tournaments.create({"format": "arena", "entrants": [], "starts_in_seconds": 3600,
+                                   "duration_seconds": 3600, "games_per_pairing": 1, "turn_seconds": 600,
+                                   "players_per_table": 2, "max_entrants": entrants,
+                                   "rules": {"preset": "classic"}}, "public")
+        ids = [app.services.players.register(f"P{n}")[0]["id"] for n in range(entrants)]
+        started = time.perf_counter()
+        for player_id in ids:
+            tournaments.enter(made["id"], player_id)
+        print(f"{entrants} entries in {time.perf_counter() - started:.1f} s")
+        doc = tournaments.store.load(made["id"])
+        doc["starts_at"] = time.time()
+        tournaments.store.save(doc, [])
+        started = time.perf_counter()
+        view = tournaments.view(made["id"])
+        print(f"its start: {len(view['rounds'][0]['pairings'])} tables, their games made, "
+              f"in {time.perf_counter() - started:.1f} s")
+        before, started = commands(app), time.perf_counter()
+        for _ in range(looks):
+            tournaments.advance(made["id"])
+        print(f"a look with every table in play: {(time.perf_counter() - started) / looks * 1000:.0f} ms, "
+              f"{(commands(app) - before) / looks:.0f} Redis commands")
+    finally:
+        server.stop()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games-per-pairing", type=int, default=2)
     parser.add_argument("--bots", default="random,casual,greedy", help="the kinds the entrants are drawn from")
+    parser.add_argument("--entrants", type=int, help="measure a tournament of this many people instead")
     args = parser.parse_args(argv)
+    if args.entrants:
+        people(args.entrants)
+        return 0
     kinds, per = args.bots.split(","), args.games_per_pairing
     server = RedisServer()
     redis_url = server.start()
