@@ -543,3 +543,31 @@ def test_tournaments_are_listed_by_status_and_format(server):
     assert json.loads(open_swiss.headers["X-Pagination"])["total"] == len(listed)
     assert arena["id"] in [t["id"] for t in requests.get(f"{base}/tournaments", params={"format": "arena"}).json()]
     assert requests.get(f"{base}/tournaments", params={"status": "paused"}).status_code == 422
+
+
+@pytest.mark.slow
+def test_a_finished_round_robin_exports_as_trf_16_and_its_games_as_json_lines(server, worker):
+    """Issue 64, 4: `GET /tournaments/{id}/export?format=trf|jsonl`."""
+    base, _ = server
+    made = requests.post(f"{base}/tournaments", json={
+        "format": "round_robin", "entrants": ["greedy", "random", "casual", "greedy"], "games_per_pairing": 1,
+        "rules": {"preset": "simple"}}).json()
+    done = finished(base, made["id"])
+    report = requests.get(f"{base}/tournaments/{made['id']}/export", params={"format": "trf"})
+    assert report.status_code == 200 and report.headers["Content-Type"].startswith("text/plain")
+    players = [line for line in report.text.splitlines() if line.startswith("001")]
+    assert len(players) == 4 and report.text.splitlines()[2] == "062 4"
+    points = {row["entrant"]: row for row in done["standings"]}
+    for number, line in enumerate(players):
+        assert int(line[4:8]) == number + 1 and float(line[80:84]) == points[number]["points"]
+        assert int(line[85:89]) == points[number]["rank"]
+        cells = [line[91 + 10 * k:91 + 10 * k + 8] for k in range(3)]
+        assert sorted(int(cell[:4]) for cell in cells) == sorted(e + 1 for e in range(4) if e != number)
+        assert all(cell[5] in "wb" and cell[7] in "10=" for cell in cells)
+    games = requests.get(f"{base}/tournaments/{made['id']}/export", params={"format": "jsonl"})
+    lines = [json.loads(line) for line in games.text.splitlines()]
+    assert len(lines) == 6 and all(line["events"][-1]["type"] == "game_over" for line in lines)
+    arena = requests.post(f"{base}/tournaments", json={
+        "format": "arena", "entrants": ["greedy", "random"], "duration_seconds": 60, "rules": {"preset": "simple"}})
+    refused = requests.get(f"{base}/tournaments/{arena.json()['id']}/export", params={"format": "trf"})
+    assert refused.status_code == 422 and refused.json()["field"] == "format"

@@ -1,7 +1,7 @@
 """/tournaments: round robin, Swiss and arena, of bots and of people, with standings, a crosstable
 and a stream of their changes."""
 
-from flask import url_for
+from flask import Response, url_for
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
@@ -319,3 +319,28 @@ def _caller() -> str | None:
         return f"app:{server_app()}"
     except ServiceError:
         return None
+
+
+class ExportQuery(Schema):
+    format = fields.String(required=True, validate=validate.OneOf(("trf", "jsonl")), metadata={
+        "description": "trf: FIDE's TRF-16 (a Swiss or a round robin at tables of two); jsonl: a JSON line a game, "
+                       "with its round, table and events"})
+
+
+@blp.route("/<tournament_id>/export")
+class Export(MethodView):
+    @blp.doc(operationId="exportTournament", responses={200: {
+        "description": "TRF-16 as text/plain, or JSON Lines (application/x-ndjson), one line a game",
+        "content": {"text/plain": {"schema": {"type": "string"}},
+                    "application/x-ndjson": {"schema": {"type": "string"}}}}})
+    @blp.arguments(ExportQuery, location="query")
+    @documents_problems(blp, 404, 422)
+    def get(self, query, tournament_id):
+        """A tournament written out
+
+        For rating offices and pairing programs, FIDE's TRF-16 report; for an archive, its games and
+        their events as JSON Lines.
+        """
+        lines = services().tournaments.export(tournament_id, query["format"])
+        media = "text/plain" if query["format"] == "trf" else "application/x-ndjson"
+        return Response(lines, mimetype=media)

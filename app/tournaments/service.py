@@ -14,10 +14,11 @@ the process that saved (their ids are the tournament's, the round's and the tabl
 one again finds it). A look that finds one missing (its creator died first) creates it.
 """
 
+import json
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..accounts.ladders import Ladders
 from ..engine import rules_from_request
@@ -31,6 +32,7 @@ from ..ops.scope import in_app
 from ..players.service import PlayerService
 from .document import TournamentDocument
 from .entries import SAVE_TRIES, Entries
+from .export import game_ids, trf
 from .pairing import always_pairable_rounds
 from .rounds import (ARENA, CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN,
                      RUNNING, STREAKS, SWISS, Rounds, person_of)
@@ -196,3 +198,19 @@ class TournamentService:
         if doc is None:
             raise TournamentNotFound(f"no tournament {tournament_id}")
         return doc
+
+    def export(self, tournament_id: str, kind: str) -> Iterator[str]:
+        """The tournament written out: `trf` (TRF-16, a Swiss or round robin at tables of two) or
+        `jsonl` (a line a game: its round, table, seats and events)."""
+        doc = self._load(tournament_id)
+        if kind == "trf":
+            if doc["format"] == ARENA or doc["players_per_table"] != 2:
+                raise InvalidRequest("format: TRF-16 reports a Swiss or a round robin at tables of two",
+                                     field="format")
+            return iter([trf(doc, self.views.ratings(doc))])
+        return (json.dumps({"round": number, "table": k, "game_id": game_id,
+                            "events": self.games.store.events(game_id, 0, 100_000)}) + "\n"
+                for number, k, game_id in game_ids(doc, self._match_game_ids))
+
+    def _match_game_ids(self, match_id: str) -> list[str]:
+        return [game["id"] for game in self.matches.match_games(match_id, 0, 10_000)[0]]
