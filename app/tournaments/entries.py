@@ -106,8 +106,9 @@ class Entries:
 
     def erase_person(self, tournament_id: str, player_id: str, label: str) -> bool:
         """A person erased leaves an open tournament, and is `label` in one under way or over (their
-        results stay: they are their opponents' too); the tournament's past events that named them
-        are dropped, its standings sent again. False if they are not in it."""
+        results stay: they are their opponents' too), paired no more in one under way; the
+        tournament's past events that named them are dropped, its standings sent again. False if
+        they are not in it."""
         entrant = PERSON + player_id
         for _ in range(SAVE_TRIES):
             doc = self.store.load(tournament_id)
@@ -119,6 +120,8 @@ class Entries:
                 del doc["entrants"][index], doc["names"][index]
             else:
                 doc["names"][index] = label
+                if doc["status"] == RUNNING and index not in doc.setdefault("away", []):
+                    doc["away"].append(index)
             if self.store.save(doc, self.views.events(doc, [])):
                 self.store.drop_events_naming(tournament_id, name)
                 return True
