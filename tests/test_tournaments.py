@@ -317,9 +317,13 @@ def test_people_enter_an_open_round_robin_and_one_who_never_moves_loses_each_gam
     rounds = [n for n in notices if n["type"] == "tournament_round"]
     assert len(rounds) == 2 and {n["opponent"] for n in rounds} == {"random", "Omar"}
     # Issue 64, 4: told once when it began and once when it ended, with the place and points.
-    def told():  # the process whose save ended it tells its people just after that save
-        return [n for n in requests.get(f"{base}/players/me/notices", params={"after": "0-0", "wait_seconds": 0},
-                                        headers=amina_auth).json()["notices"] if n["type"].startswith("tournament_")]
+    def told():  # every notice, read page after page (a read answers a bounded number)
+        found, cursor = [], "0-0"
+        while page := requests.get(f"{base}/players/me/notices", params={"after": cursor, "wait_seconds": 0},
+                                   headers=amina_auth).json()["notices"]:
+            found += [n for n in page if n["type"].startswith("tournament_")]
+            cursor = page[-1]["id"]
+        return found
     deadline = time.monotonic() + 30
     while (over := told())[-1]["type"] != "tournament_over" and time.monotonic() < deadline:
         time.sleep(0.2)

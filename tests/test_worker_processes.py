@@ -254,7 +254,7 @@ def test_a_worker_killed_mid_analysis_leaves_it_finished_by_the_next_and_live_bo
     one: a person's game against a bot gets every reply while analyses wait. A worker SIGKILLed
     in the middle of an analysis leaves it `running` with a lease; the next worker goes on from
     the decision it had reached, and every decision is there once, in order."""
-    settings = {"RONDA_ANALYSIS_BUDGET_MS": "40", "RONDA_ANALYSIS_LEASE_SECONDS": "3"}
+    settings = {"RONDA_ANALYSIS_BUDGET_MS": "100", "RONDA_ANALYSIS_LEASE_SECONDS": "3"}  # parts of seconds each
     worker = start_worker(redis_url, queue_name, **settings)
     client = rq_client(redis_url, queue_name)
     try:
