@@ -320,9 +320,12 @@ def test_on_your_turn_whose_turn_the_felt_and_the_whole_hand_fit_one_screen_and_
         expect(page.locator("#turn-clock")).to_be_visible()
         assert page.evaluate("document.documentElement.dir") == ("rtl" if locale == "ar" else "ltr")
         if players == 4:  # the next player sits on the right in every language: the felt is not mirrored
-            for place in ("left", "right"):  # drawn by the same render as the status, but wait for it
-                expect(page.locator(f".seat.place-{place}")).to_be_visible()
-            x = {place: page.locator(f".seat.place-{place}").bounding_box()["x"] for place in ("left", "right")}
+            # Both measured in one turn of the page's loop: a render between two reads redraws the felt.
+            x = page.wait_for_function("""() => {
+                const boxes = ['left', 'right'].map(place => document.querySelector(`.seat.place-${place}`))
+                    .map(seat => seat && seat.getBoundingClientRect());
+                return boxes.every(box => box && box.width > 0) && {left: boxes[0].x, right: boxes[1].x};
+            }""").json_value()
             assert x["right"] > x["left"]
         assert page.evaluate(FIRST_SCREEN) == [] and page.evaluate("scrollY") == 0
         name = f"table-{players}p-{'phone' if size == PHONE else 'desktop'}{'-arabic' if locale == 'ar' else ''}.png"
