@@ -46,15 +46,20 @@ def people(entrants: int, looks: int = 20):
     """The pairing and look costs of a tournament of `entrants` people."""
     import random
 
-    from app.tournaments.pairing import swiss_round
+    from app.tournaments.pairing import DUTCH_FIELD, swiss_pairing
     from app.tournaments.rounds import arena_tables
+    from app.tournaments.standings import Played
     rng = random.Random(1)
-    met: set[frozenset[int]] = set()
-    started = time.perf_counter()
-    for _ in range(7):
-        tables = swiss_round(rng.sample(range(entrants), entrants), met, set())
-        met |= {frozenset(table) for table in tables if len(table) == 2}
-    print(f"Swiss of {entrants}: a round paired in {(time.perf_counter() - started) / 7 * 1000:.1f} ms (7 rounds)")
+    field = min(entrants, DUTCH_FIELD)  # the largest Swiss at tables of two
+    history: list[list[Played]] = []
+    for _ in range(5):
+        started = time.perf_counter()
+        tables, dutch = swiss_pairing(rng.sample(range(field), field), history, 5)
+        assert tables is not None
+        history.append([Played(table, (1,) if len(table) == 1 else rng.choice([(1, 0), (0, 1)]), 1)
+                        for table in tables])
+        print(f"Swiss of {field}, round {len(history)}: paired in {(time.perf_counter() - started) * 1000:.0f} ms "
+              f"({'Dutch' if dutch else 'arbiter'})")
     doc = {"entrants": ["random"] * entrants, "rounds": [], "players_per_table": 2, "away": []}
     started = time.perf_counter()
     tables = arena_tables(doc, [])  # type: ignore[arg-type]

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from app.tournaments.pairing import always_pairable_rounds, max_swiss_rounds, round_robin, swiss_round
+from app.tournaments.pairing import (DUTCH_FIELD, always_pairable_rounds, dutch_round, round_robin, swiss_pairing,
+                                     swiss_round)
 from app.tournaments.standings import Played, crosstable, standings, streak_points
 from faults import start_worker, stop
 from test_apps import serve
@@ -30,7 +31,65 @@ def test_a_round_robin_pairs_everyone_with_everyone_once_a_cycle_and_everyone_on
         assert sorted(e for table in tables for e in table) == list(range(entrants))  # once a round, or a bye
 
 
-def test_a_swiss_round_never_repeats_a_pairing_and_gives_the_bye_to_the_lowest_without_one():
+# FIDE Handbook C.05, Annex 1: the Berger table for 5 or 6 players, pairing numbers, white first.
+BERGER_6 = [[(1, 6), (2, 5), (3, 4)], [(6, 4), (5, 3), (1, 2)], [(2, 6), (3, 1), (4, 5)],
+            [(6, 5), (1, 4), (2, 3)], [(3, 6), (4, 2), (5, 1)]]
+
+
+def test_a_round_robin_is_fides_berger_table_white_first_and_an_odd_fields_sixth_number_is_the_bye():
+    numbered = [[tuple(e + 1 for e in table) for table in tables] for tables in round_robin(6, cycles=2)]
+    assert numbered[:5] == BERGER_6
+    assert numbered[5:] == [[(black, white) for white, black in tables] for tables in BERGER_6]  # colours swapped
+    five = [[tuple(e + 1 for e in table) for table in tables] for tables in round_robin(5)]
+    assert five == [[table for table in tables if 6 not in table] + [tuple(e for e in table if e != 6)
+                                                                      for table in tables if 6 in table]
+                    for tables in BERGER_6]
+
+
+def test_the_dutch_system_pairs_round_one_top_half_against_bottom_half_colours_alternating():
+    """C.04.3: S1 = 1-4 against S2 = 5-8, the first pairing number white, colours alternating."""
+    assert dutch_round(range(8), [], 5) == [(0, 4), (5, 1), (2, 6), (7, 3)]
+
+
+def test_the_dutch_system_transposes_within_a_score_group_to_meet_every_colour_preference():
+    """After round one's top half all won: in the 1-point group S1 = {1, 2}, S2 = {3, 4}; 1-3 and
+    2-4 would each leave a preference unmet (1 and 3 had white, 2 and 4 black), so S2 is
+    transposed: 4-1 and 2-3. The 0-point group likewise: 5-8 and 7-6."""
+    first = [Played(table, (1, 0) if table[0] < 4 else (0, 1), 1) for table in [(0, 4), (5, 1), (2, 6), (7, 3)]]
+    second = dutch_round(range(8), [first], 5)
+    assert [tuple(e + 1 for e in table) for table in second] == [(4, 1), (2, 3), (5, 8), (7, 6)]
+    # A table of two games split 1-1 scores half each: then everyone is level, and round two pairs as one group.
+    split = [Played(table, (1, 1), 2) for table in [(0, 4), (5, 1), (2, 6), (7, 3)]]
+    assert all(frozenset(t) not in {frozenset(p.seats) for p in split} for t in dutch_round(range(8), [split], 5))
+
+
+def test_where_the_dutch_rules_pair_nobody_the_arbiter_pairs_the_round_with_no_repeat():
+    """Four rounds of six: the Dutch absolute colour criteria leave no round five, though one with
+    no repeat exists; the arbiter's pairing is that one (each from the top meets the best-ranked
+    it has not met)."""
+    results = [[((0, 3), (0, 1)), ((4, 1), (0, 1)), ((2, 5), (0, 1))],
+               [((1, 3), (1, 0)), ((5, 0), (0, 1)), ((4, 2), (0, 1))],
+               [((2, 1), (0, 1)), ((3, 5), (0, 1)), ((0, 4), (1, 0))],
+               [((1, 5), (0, 1)), ((2, 0), (1, 0)), ((3, 4), (0, 1))]]
+    history = [[Played(seats, wins, 1) for seats, wins in tables] for tables in results]
+    assert dutch_round(range(6), history, 5) is None
+    assert swiss_pairing(range(6), history, 5) == ([(0, 1), (2, 3), (4, 5)], False)
+
+
+def test_a_swiss_of_six_plays_three_rounds_as_three_dutch_rounds_can_leave_no_fourth():
+    """Issue 64, 2: the rounds accepted always pair. Here three Dutch rounds leave two triangles of
+    entrants yet to meet ({0, 2, 4}, {1, 3, 5}): no fourth round without a repeat exists."""
+    results = [[((0, 3), (1, 0)), ((4, 1), (1, 0)), ((2, 5), (0, 1))],
+               [((5, 0), (0, 1)), ((3, 4), (1, 0)), ((1, 2), (1, 0))],
+               [((0, 1), (0, 1)), ((4, 5), (0, 1)), ((2, 3), (1, 0))]]
+    history = [[Played(seats, wins, 1) for seats, wins in tables] for tables in results]
+    assert [dutch_round(range(6), history[:number], 5) for number in range(3)] == [[seats for seats, _ in r]
+                                                                                    for r in results]
+    assert swiss_pairing(range(6), history, 5) == (None, False)
+    assert always_pairable_rounds(6) == 3 and always_pairable_rounds(7) == 4
+
+
+def test_the_arbiters_swiss_round_never_repeats_a_pairing_and_gives_the_bye_to_the_lowest_without_one():
     ranking = [3, 0, 4, 1, 2]
     first = swiss_round(ranking, set(), set())
     assert first == [(3, 0), (4, 1), (2,)]
@@ -40,28 +99,27 @@ def test_a_swiss_round_never_repeats_a_pairing_and_gives_the_bye_to_the_lowest_w
     # Backtracking: the top entrant's best opponent is taken so that the others still pair.
     assert swiss_round([0, 1, 2, 3], {frozenset((0, 1)), frozenset((2, 3))}, set()) == [(0, 2), (1, 3)]
     assert swiss_round([0, 1], {frozenset((0, 1))}, set()) is None
-    assert max_swiss_rounds(8) == 7 and max_swiss_rounds(7) == 7
 
 
-@pytest.mark.parametrize("entrants", [5, 6, 7, 8, 9, 10, 12])
+@pytest.mark.parametrize("entrants", [5, 6, 7, 8, 9, 10, 12, 15])
 def test_a_swiss_plays_every_round_it_accepts_whatever_the_results(entrants):
-    """Issue 64, 2: a Swiss of 6 asking 5 rounds ended after 3 (nobody left to meet). A small field
-    looks ahead to its last round; a larger one accepts only the rounds that always pair (Dirac)."""
+    """Issue 64, 2: a Swiss of 6 asking 5 rounds ended after 3 (nobody left to meet). It accepts
+    the rounds that always pair (half the field, Dirac), and pairs each, the Dutch system's way or
+    the arbiter's, with nobody meeting twice or having a second bye."""
     rounds = always_pairable_rounds(entrants)
-    assert rounds == (max_swiss_rounds(entrants) if entrants + entrants % 2 <= 10 else (entrants + 1) // 2)
-    for trial in range(60):
+    for trial in range(12):
         results = random.Random(trial)
-        met: set[frozenset[int]] = set()
-        byes: set[int] = set()
+        history: list[list[Played]] = []
         for number in range(rounds):
             ranking = results.sample(range(entrants), entrants)  # any standings the games could make
-            tables = swiss_round(ranking, met, byes, rounds_after=rounds - number - 1)
+            tables, _ = swiss_pairing(ranking, history, rounds)
             assert tables is not None, (entrants, trial, number)
             assert sorted(e for table in tables for e in table) == list(range(entrants))
+            before = [table.seats for played in history for table in played]
             for table in tables:
-                new = frozenset(table) if len(table) == 2 else table[0]
-                assert new not in (met if len(table) == 2 else byes), "met twice, or a second bye"
-                (met if len(table) == 2 else byes).add(new)
+                assert table not in before and table[::-1] not in before, "met twice, or a second bye"
+            history.append([Played(table, (1,) if len(table) == 1 else results.choice([(1, 0), (0, 1), (0, 0)]), 1)
+                            for table in tables])
 
 
 def test_swiss_tables_of_four_seat_the_leaders_together_avoid_old_tablemates_and_bye_the_rest():
@@ -162,7 +220,9 @@ def test_bad_tournaments_are_refused_whole(server):
                         ({"format": "swiss", "entrants": ["greedy", "random", "casual"], "players_per_table": 4},
                          "entrants"),
                         ({"format": "swiss", "entrants": ["greedy", "random"], "starts_in_seconds": 5,
-                          "turn_seconds": 0}, "turn_seconds")]:
+                          "turn_seconds": 0}, "turn_seconds"),
+                        ({"format": "swiss", "entrants": ["greedy", "random"], "starts_in_seconds": 5,
+                          "max_entrants": DUTCH_FIELD + 1}, "max_entrants")]:
         refused = requests.post(f"{base}/tournaments", json=body).json()
         named = refused.get("field") or refused["errors"][0]["field"]
         assert refused["status"] == 422 and named == field, (body, refused)

@@ -8,8 +8,8 @@ from marshmallow import Schema, fields, validate
 from ..errors import ServiceError
 from ..games.moves import MISSED_TURNS_TO_FORFEIT
 from ..live.feed import tournament_topic
-from ..tournaments.service import (ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN,
-                                   RUNNING, SWISS)
+from ..tournaments.service import (ARENA, CANCELLED, DUTCH_FIELD, FINISHED, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON,
+                                   ROUND_ROBIN, RUNNING, SWISS)
 from . import idempotency
 from . import schemas as s
 from .bodies import header_turn_id
@@ -27,9 +27,9 @@ STATUSES = (OPEN, RUNNING, FINISHED, CANCELLED)
 
 class CreateTournamentRequest(Schema):
     format = fields.String(required=True, validate=validate.OneOf(FORMATS), metadata={
-        "description": "round_robin: everyone meets everyone (`cycles` times); swiss: `rounds` rounds, each "
-                       "pairing entrants of about the same score who have not met; arena: for "
-                       "`duration_seconds`, whoever is free meets whoever else is"})
+        "description": "round_robin: everyone meets everyone (`cycles` times), by FIDE's Berger tables; swiss: "
+                       "`rounds` rounds, at tables of two by FIDE's Dutch system (the first seat as white); "
+                       "arena: for `duration_seconds`, whoever is free meets whoever else is"})
     rules = fields.Nested(s.RuleOptions, metadata={"example": {"preset": "classic"}})
     entrants = fields.List(fields.String(validate=validate.Length(max=60)), load_default=list,
                            validate=validate.Length(max=MAX_ENTRANTS), metadata={
@@ -40,7 +40,8 @@ class CreateTournamentRequest(Schema):
         "description": "games: a point a game won; streaks (an arena of one game a table): Lichess's arena scoring, "
                        "2 a win, 4 a win after two wins in a row"})
     max_entrants = s.Integer(validate=validate.Range(min=2, max=MOST_ENTRANTS), metadata={
-        "description": f"the most entrants it takes (people entering; default {MAX_ENTRANTS})"})
+        "description": f"the most entrants it takes (people entering; default {MAX_ENTRANTS}; a Swiss at tables "
+                       f"of two: {DUTCH_FIELD} at most)"})
     starts_in_seconds = s.Integer(validate=validate.Range(min=0, max=7 * 86400), metadata={
         "description": "open it to people (enterTournament) for this long, then start it with whoever entered; "
                        "without it, it starts at once"})
@@ -48,8 +49,8 @@ class CreateTournamentRequest(Schema):
         "description": "games each pairing plays: seats alternate (and, bots with bots, each deck is dealt from "
                        "both seats, so an even number lets luck cancel)"})
     rounds = s.Integer(validate=validate.Range(min=1, max=MAX_ENTRANTS), metadata={
-        "description": "swiss: how many (default: 5, or fewer when the field is small); at most one fewer than "
-                       "the entrants (an even field) or as many (odd)"})
+        "description": "swiss: how many (default: 5, or fewer when the field is small); at tables of two, at most "
+                       "half the entrants, rounded up (every round then pairs, nobody meeting twice)"})
     cycles = s.Integer(load_default=1, validate=validate.Range(min=1, max=2), metadata={
         "description": "round_robin: 2 for a double round robin"})
     players_per_table = s.Integer(load_default=2, validate=validate.Range(min=2, max=4), metadata={

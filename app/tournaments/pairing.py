@@ -1,72 +1,134 @@
 """Who meets whom: pure functions of entrant indexes and results so far. A table is a tuple of
-entrants, in seat order; a table of one is a bye.
+entrants, in seat order (at a table of two the first seat is white's: it plays first); a table of
+one is a bye.
 
-Round robin by the circle method (every entrant meets every other once a cycle; an odd field adds
-a bye), tables of two. Swiss as FIDE's Dutch system in its plain form: entrants ranked by score,
-then by the tie-breaks, then by their place in the entry list; at tables of two, each, from the
-top, meets the best-ranked entrant it has not met (backtracking when a later entrant would be left
-without one, and in a small field when a round still to play could not be paired); an odd field
-meets a phantom ranked last, so the bye goes to the lowest-ranked who has not had one.
+Round robin by FIDE's Berger tables (Handbook C.05): entrants take pairing numbers in entry order,
+an odd field adds a phantom whose opponent has the bye, and a second cycle swaps every table's seats.
+Swiss at tables of two by FIDE's Dutch system (C.04.3), as the caissify-pairings library computes it:
+score groups, top half against bottom half, floats, and seat (colour) alternation. Where the Dutch
+rules pair nobody (their absolute colour criteria can leave no pairing near a small field's last
+rounds), the round is paired as an arbiter would: each, from the top of the standings, meets the
+best-ranked entrant it has not met, looking ahead so the rounds left can still be paired.
 At tables of 3 or 4, each table from the top takes the best-ranked entrant left, then the
 best-ranked who has sat with none of them yet (anyone, when nobody is left who has not).
 """
 
 from collections.abc import Sequence
 
+from caissify_pairings import generate_pairings
+from caissify_pairings.engines.round_robin import berger_round
+
+from .standings import Played
+
 Table = tuple[int, ...]
+# The largest Swiss field at tables of two: the Dutch engine, pure Python, costs about the cube of
+# the field (a round of 64 in 0.8 s, of 256 in two minutes: docs/benchmarks.md).
+DUTCH_FIELD = 64
 
 
 def round_robin(entrants: int, cycles: int = 1) -> list[list[Table]]:
-    """Every round of a round robin: `cycles` times every pair once, the entrant listed first
-    alternating between cycles (a pairing's games alternate seats anyway)."""
-    field: list[int | None] = list(range(entrants)) + ([None] if entrants % 2 else [])
-    size, rounds = len(field), []
+    """Every round of a round robin by the Berger tables: `cycles` times every pair once, the seats
+    of each table swapped in every second cycle."""
+    size = entrants + entrants % 2  # position `size` of an odd field is the phantom
+    rounds = []
     for cycle in range(cycles):
-        order = list(field)
-        for _ in range(size - 1):
+        for number in range(1, size):
             tables: list[Table] = []
-            for i in range(size // 2):
-                a, b = order[i], order[size - 1 - i]
-                if a is None:
-                    a, b = b, None
-                elif b is not None and cycle % 2:
-                    a, b = b, a
-                assert a is not None
-                tables.append((a,) if b is None else (a, b))
-            rounds.append(tables)
-            order = [order[0], order[-1], *order[1:-1]]  # the circle turns; the first stays
+            for white, black in berger_round(size, number):
+                first, second = (black, white) if cycle % 2 else (white, black)
+                seated = tuple(position - 1 for position in (first, second) if position <= entrants)
+                tables.append(seated)
+            rounds.append(sorted(tables, key=len, reverse=True))  # the bye last
     return rounds
 
 
+def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], rounds_total: int) -> list[Table] | None:
+    """The next Swiss round at tables of two by the Dutch system: `field` the entrants to pair (their
+    indexes are their pairing numbers), `history` the tables of each round so far, in seat order.
+    A table scores each entrant its share of the table's games (a game neither won: half each), a
+    bye 1. None when the rules pair nobody, or leave more than an odd field's one bye."""
+    score: dict[int, float] = {}
+    colours: dict[int, list[str]] = {}
+    floats: dict[int, list[str]] = {}
+    byes: dict[int, int] = {}
+    met: set[tuple[int, int]] = set()
+    for played in history:
+        before = dict(score)
+        seen: set[int] = set()
+        for table in played:
+            seen.update(table.seats)
+            if len(table.seats) == 1:
+                entrant = table.seats[0]
+                score[entrant] = score.get(entrant, 0.0) + 1
+                byes[entrant] = byes.get(entrant, 0) + 1
+                colours.setdefault(entrant, []).append("none")
+                floats.setdefault(entrant, []).append("none")
+                continue
+            white, black = table.seats
+            drawn = table.games - table.wins[0] - table.wins[1]
+            share = (table.wins[0] + drawn / 2) / table.games if table.games else 0.5
+            score[white] = score.get(white, 0.0) + share
+            score[black] = score.get(black, 0.0) + 1 - share
+            colours.setdefault(white, []).append("white")
+            colours.setdefault(black, []).append("black")
+            gap = before.get(white, 0.0) - before.get(black, 0.0)
+            floats.setdefault(white, []).append("down" if gap > 0 else "up" if gap < 0 else "none")
+            floats.setdefault(black, []).append("up" if gap > 0 else "down" if gap < 0 else "none")
+            met.add((white + 1, black + 1))
+        for absent in set(field) - seen:  # entered late, or sat out a round
+            colours.setdefault(absent, []).append("none")
+            floats.setdefault(absent, []).append("none")
+    players = [{"id": entrant + 1, "name": str(entrant), "score": score.get(entrant, 0.0), "rating": 0,
+                "starting_number": entrant + 1, "color_hist": colours.get(entrant, []),
+                "float_history": floats.get(entrant, []), "bye_count": byes.get(entrant, 0)} for entrant in field]
+    try:
+        paired = generate_pairings("dutch", players, met, len(history) + 1, max(rounds_total, len(history) + 1))
+    except (ValueError, RuntimeError):  # the library's word for "no pairing": the arbiter's case
+        return None
+    tables: list[Table] = [tuple(entrant - 1 for entrant in (row["white_id"], row.get("black_id")) if entrant)
+                           for row in paired]
+    met_before = {frozenset(pair) for pair in met}
+    seated = [entrant for table in tables for entrant in table]
+    single = [table for table in tables if len(table) == 1]
+    if (sorted(seated) != sorted(field) or len(single) != len(field) % 2
+            or any(frozenset(entrant + 1 for entrant in table) in met_before for table in tables)):
+        return None
+    return sorted(tables, key=len, reverse=True)
+
+
 BYE = -1  # the phantom entrant a field of odd size meets: meeting it is a bye
-LOOKAHEAD_FIELD = 10  # the largest field (a bye counted as one) whose Swiss looks ahead to its last round
-
-
-def max_swiss_rounds(entrants: int) -> int:
-    """Rounds a Swiss can pair with no pairing repeated: one fewer than the field (even), or the field (odd)."""
-    return entrants - 1 if entrants % 2 == 0 else entrants
 
 
 def always_pairable_rounds(entrants: int) -> int:
-    """Rounds a Swiss of this field pairs without a repeat whatever the results: every round up to
-    half the field (with a bye counted as an entrant: each has met fewer than half, so what is left
-    to meet holds a perfect pairing, by Dirac's theorem); small fields look ahead to any round."""
-    field = entrants + entrants % 2
-    return max_swiss_rounds(entrants) if field <= LOOKAHEAD_FIELD else field // 2
+    """Rounds a Swiss at tables of two pairs without a repeat whatever the results and whoever met
+    before: half the field, a bye counted as an entrant (each has met fewer than half, so what is
+    left to meet holds a perfect pairing, by Dirac's theorem). More could leave a round with none:
+    the Dutch system looks no further than the round it pairs."""
+    return (entrants + entrants % 2) // 2
 
 
-def swiss_round(ranking: Sequence[int], met: set[frozenset[int]], had_bye: set[int], size: int = 2,
-                rounds_after: int = 0) -> list[Table] | None:
-    """One Swiss round: `ranking` best first; `met` the pairs that sat at a table together;
-    `had_bye` those who had a bye; `size` the players a table. At tables of two, None when no
-    pairing without a repeat exists; in a small field, also one that would leave the
-    `rounds_after` rounds still to play without a pairing (they are always played in full)."""
+def swiss_pairing(ranking: Sequence[int], history: Sequence[Sequence[Played]],
+                  rounds_total: int) -> tuple[list[Table] | None, bool]:
+    """The next Swiss round at tables of two, `ranking` the entrants to pair by their standings:
+    the Dutch system's, else the arbiter's (see the module); and whether it is the Dutch system's.
+    None only past `always_pairable_rounds`."""
+    dutch = dutch_round(sorted(ranking), history, rounds_total)
+    if dutch is not None:
+        return dutch, True
+    tables = [table.seats for tables in history for table in tables]
+    met = {frozenset(seats) for seats in tables if len(seats) == 2}
+    return swiss_round(ranking, met, {seats[0] for seats in tables if len(seats) == 1}), False
+
+
+def swiss_round(ranking: Sequence[int], met: set[frozenset[int]], had_bye: set[int],
+                size: int = 2) -> list[Table] | None:
+    """One Swiss round as an arbiter pairs it: `ranking` best first; `met` the pairs that sat at a
+    table together; `had_bye` those who had a bye; `size` the players a table. At tables of two,
+    None when no pairing without a repeat exists."""
     ranking = list(ranking)
     if size == 2:
         field = ranking + ([BYE] if len(ranking) % 2 else [])
-        known = met | {frozenset((entrant, BYE)) for entrant in had_bye}
-        ahead = rounds_after if len(field) <= LOOKAHEAD_FIELD else 0
-        pairs = _pair(field, known, ahead, field)
+        pairs = _pair(field, met | {frozenset((entrant, BYE)) for entrant in had_bye})
         return None if pairs is None else [(a,) if b == BYE else (a, b) for a, b in pairs]
     byes = []
     for _ in range(len(ranking) % size):
@@ -90,19 +152,16 @@ def group(ranking: list[int], met: set[frozenset[int]], size: int) -> list[Table
     return tables
 
 
-def _pair(left: list[int], met: set[frozenset[int]], rounds_after: int, field: list[int],
+def _pair(left: list[int], met: set[frozenset[int]],
           chosen: tuple[tuple[int, int], ...] = ()) -> list[tuple[int, int]] | None:
-    """From the top of `left`, each meets the best-ranked it has not met, backtracking when the rest
-    would not pair, or (`rounds_after`) when the field could not then pair that many rounds more."""
+    """From the top of `left`, each meets the best-ranked it has not met, backtracking when the rest would not pair."""
     if not left:
-        if rounds_after and _pair(field, met | {frozenset(pair) for pair in chosen}, rounds_after - 1, field) is None:
-            return None
         return list(chosen)
     first, rest = left[0], left[1:]
     for index, other in enumerate(rest):
         if frozenset((first, other)) in met:
             continue
-        found = _pair(rest[:index] + rest[index + 1:], met, rounds_after, field, (*chosen, (first, other)))
+        found = _pair(rest[:index] + rest[index + 1:], met, (*chosen, (first, other)))
         if found is not None:
             return found
     return None

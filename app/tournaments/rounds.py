@@ -3,6 +3,7 @@ when it is over. The document is changed in place; the service saves it (app/tou
 and the tables' matches and games are opened after (app/tournaments/tables.py)."""
 
 import itertools
+import logging
 from collections import Counter
 from collections.abc import Callable
 
@@ -12,9 +13,10 @@ from ..games.records import utc_now
 from ..games.service import GameService
 from ..matches.service import MatchService
 from .document import TableDocument, TournamentDocument
-from .pairing import Table, always_pairable_rounds, round_robin, swiss_round
+from .pairing import Table, always_pairable_rounds, round_robin, swiss_pairing, swiss_round
 from .standings import Played
 
+log = logging.getLogger(__name__)
 ROUND_ROBIN, SWISS, ARENA = "round_robin", "swiss", "arena"
 OPEN, RUNNING, FINISHED, CANCELLED = "open", "running", "finished", "cancelled"
 PERSON = "player:"  # an entrant who is a person: player:<player id>
@@ -133,13 +135,13 @@ class Rounds:
             for tables in planned[len(doc["rounds"]):None if all_at_once else len(doc["rounds"]) + 1]:
                 # A table with an entrant away is the other's bye; one with both away is not played.
                 kept = [tuple(e for e in table if e not in away) for table in tables]
-                new += self.add_round(doc, [table for table in kept if table])
+                new += self.add_round(doc, [table for table in kept if table], seats_given=True)
         elif len(doc["rounds"]) < _rounds_total(doc):
-            paired = self.swiss_tables(doc)
+            paired, seats_given = self.swiss_tables(doc)
             if paired is None:  # a tournament made before its rounds were bounded: it ends here
                 doc["rounds_total"] = len(doc["rounds"])
             else:
-                new += self.add_round(doc, paired)
+                new += self.add_round(doc, paired, seats_given)
         return new
 
     def finish_if_done(self, doc: TournamentDocument, now: float) -> bool:
@@ -154,23 +156,34 @@ class Rounds:
             doc["status"], doc["finished_at"] = FINISHED, utc_now()
         return done
 
-    def swiss_tables(self, doc: TournamentDocument) -> list[Table] | None:
-        rows = self.standings(doc)
+    def swiss_tables(self, doc: TournamentDocument) -> tuple[list[Table] | None, bool]:
+        """The next Swiss round, and whether its seats are the pairing's own (the Dutch system's
+        colours) rather than to be balanced here."""
+        away = set(doc.get("away", []))
+        ranking = [row["entrant"] for row in self.standings(doc) if row["entrant"] not in away]
+        if doc["players_per_table"] == 2:
+            history = [[_played(doc, table) for table in number["pairings"] if table["result"] is not None]
+                       for number in doc["rounds"]]
+            paired, dutch = swiss_pairing(ranking, history, _rounds_total(doc))
+            if not dutch:
+                log.warning("tournament %s: the Dutch rules pair nobody in round %d; paired as an arbiter would",
+                            doc["id"], len(doc["rounds"]) + 1)
+            return paired, dutch
         met = {frozenset(pair) for r in doc["rounds"] for t in r["pairings"]
                for pair in itertools.combinations(t["seats"], 2)}
         byes = {t["seats"][0] for r in doc["rounds"] for t in r["pairings"] if len(t["seats"]) == 1}
-        away = set(doc.get("away", []))
-        return swiss_round([row["entrant"] for row in rows if row["entrant"] not in away], met, byes,
-                           doc["players_per_table"],
-                           rounds_after=_rounds_total(doc) - len(doc["rounds"]) - 1)
+        return swiss_round(ranking, met, byes, doc["players_per_table"]), False
 
-    def add_round(self, doc: TournamentDocument, seated: list[Table]) -> list[tuple[int, int]]:
+    def add_round(self, doc: TournamentDocument, seated: list[Table],
+                  seats_given: bool = False) -> list[tuple[int, int]]:
+        """`seats_given`: the pairing chose who sits first (the Berger tables, the Dutch system);
+        else who has had the first seat less often takes it, as colours are balanced in chess."""
         number, games = len(doc["rounds"]), doc["games_per_pairing"]
         tables: list[TableDocument] = []
         firsts = _first_seats(doc)
         for k, paired in enumerate(seated):
-            # The first seat as chess balances colours: who has had it less often takes it.
-            seats = paired[::-1] if len(paired) == 2 and firsts[paired[1]] < firsts[paired[0]] else paired
+            balance = not seats_given and len(paired) == 2 and firsts[paired[1]] < firsts[paired[0]]
+            seats = paired[::-1] if balance else paired
             at = f"{doc['id']}-r{number}-t{k}"
             if len(seats) == 1:
                 tables.append({"seats": list(seats), "match_id": None, "games": None,
@@ -257,5 +270,9 @@ def _games_planned(doc: TournamentDocument) -> int:
 
 
 def played(doc: TournamentDocument) -> list[Played]:
-    return [Played(tuple(t["seats"]), tuple(t["result"]["wins"]), t["result"]["games"], doc["teams"])
-            for r in doc["rounds"] for t in r["pairings"] if t["result"] is not None]
+    return [_played(doc, t) for r in doc["rounds"] for t in r["pairings"] if t["result"] is not None]
+
+
+def _played(doc: TournamentDocument, table: TableDocument) -> Played:
+    assert table["result"] is not None, "a table played"
+    return Played(tuple(table["seats"]), tuple(table["result"]["wins"]), table["result"]["games"], doc["teams"])

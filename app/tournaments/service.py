@@ -33,15 +33,15 @@ from ..players.service import PlayerService
 from .document import TournamentDocument
 from .entries import SAVE_TRIES, Entries
 from .export import game_ids, trf
-from .pairing import always_pairable_rounds
+from .pairing import DUTCH_FIELD, always_pairable_rounds
 from .rounds import (ARENA, CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON, ROUND_ROBIN,
                      RUNNING, STREAKS, SWISS, Rounds, person_of)
 from .store import TournamentStore
 from .tables import Tables
 from .views import TournamentViews
 
-__all__ = ["ARENA", "CANCELLED", "FINISHED", "MAX_ENTRANTS", "MOST_ENTRANTS", "OPEN", "PERSON", "ROUND_ROBIN",
-           "RUNNING", "SWISS", "TournamentService", "person_of"]
+__all__ = ["ARENA", "CANCELLED", "DUTCH_FIELD", "FINISHED", "MAX_ENTRANTS", "MOST_ENTRANTS", "OPEN", "PERSON",
+           "ROUND_ROBIN", "RUNNING", "SWISS", "TournamentService", "person_of"]
 log = logging.getLogger(__name__)
 FILTERED_DEPTH = 1000  # a filtered listing reads this many newest tournaments at most
 
@@ -94,6 +94,10 @@ class TournamentService:
         if scoring == STREAKS and (fmt != ARENA or request["games_per_pairing"] != 1):
             raise InvalidRequest("scoring: streaks score an arena's games one a table (`games_per_pairing`: 1)",
                                  field="scoring")
+        most = request.get("max_entrants") or MAX_ENTRANTS
+        if fmt == SWISS and size == 2 and max(most, len(names)) > DUTCH_FIELD:
+            raise InvalidRequest(f"max_entrants: a Swiss at tables of two takes {DUTCH_FIELD} entrants at most "
+                                 "(its Dutch pairings cost about the cube of the field)", field="max_entrants")
         if fmt == SWISS and size == 2 and rounds and not opens and rounds > always_pairable_rounds(len(names)):
             raise InvalidRequest(f"rounds: {len(names)} entrants play {always_pairable_rounds(len(names))} Swiss "
                                  "rounds at most (every round pairable, nobody meeting twice, whatever the results)",
@@ -111,7 +115,7 @@ class TournamentService:
                "dealing": "creator_seed" if request.get("seed") else "server", "created_at": utc_now(),
                "starts_at": now + request["starts_in_seconds"] if opens else now, "ends_at": None,
                "status": OPEN, "rounds": [], "revision": 0, "owner": owner, "away": [],
-               "max_entrants": request.get("max_entrants") or MAX_ENTRANTS, "scoring": scoring}
+               "max_entrants": most, "scoring": scoring}
         if len(names) >= size:
             self.rounds.check_games(doc, len(names), "entrants")
         new = [] if opens else self.rounds.start(doc, now)
