@@ -49,6 +49,8 @@ def test_a_round_robin_is_fides_berger_table_white_first_and_an_odd_fields_sixth
 def test_the_dutch_system_pairs_round_one_top_half_against_bottom_half_colours_alternating():
     """C.04.3: S1 = 1-4 against S2 = 5-8, the first pairing number white, colours alternating."""
     assert dutch_round(range(8), [], 5) == [(0, 4), (5, 1), (2, 6), (7, 3)]
+    # E.5: the initial colour drawn black, the odd pairing numbers take it.
+    assert dutch_round(range(8), [], 5, first_white=False) == [(4, 0), (1, 5), (6, 2), (3, 7)]
 
 
 def test_the_dutch_system_transposes_within_a_score_group_to_meet_every_colour_preference():

@@ -42,9 +42,11 @@ def round_robin(entrants: int, cycles: int = 1) -> list[list[Table]]:
     return rounds
 
 
-def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], rounds_total: int) -> list[Table] | None:
+def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], rounds_total: int,
+                first_white: bool = True) -> list[Table] | None:
     """The next Swiss round at tables of two by the Dutch system: `field` the entrants to pair (their
-    indexes are their pairing numbers), `history` the tables of each round so far, in seat order.
+    indexes are their pairing numbers), `history` the tables of each round so far, in seat order;
+    `first_white`: the initial colour (C.04.3 E), the first pairing number's in round one.
     A table scores each entrant its share of the table's games (a game neither won: half each), a
     bye 1. None when the rules pair nobody, or leave more than an odd field's one bye."""
     score: dict[int, float] = {}
@@ -62,7 +64,7 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
                 score[entrant] = score.get(entrant, 0.0) + 1
                 byes[entrant] = byes.get(entrant, 0) + 1
                 colours.setdefault(entrant, []).append("none")
-                floats.setdefault(entrant, []).append("none")
+                floats.setdefault(entrant, []).append("down")  # A.4: a pairing-allocated bye is a downfloat
                 continue
             white, black = table.seats
             drawn = table.games - table.wins[0] - table.wins[1]
@@ -82,11 +84,13 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
                 "starting_number": entrant + 1, "color_hist": colours.get(entrant, []),
                 "float_history": floats.get(entrant, []), "bye_count": byes.get(entrant, 0)} for entrant in field]
     try:
-        paired = generate_pairings("dutch", players, met, len(history) + 1, max(rounds_total, len(history) + 1))
+        paired = generate_pairings("dutch", players, met, len(history) + 1, max(rounds_total, len(history) + 1),
+                                   initial_color="white" if first_white else "black")
     except (ValueError, RuntimeError):  # the library's word for "no pairing": the arbiter's case
         return None
-    tables: list[Table] = [tuple(entrant - 1 for entrant in (row["white_id"], row.get("black_id")) if entrant)
-                           for row in paired]
+    rank = {entrant: (-score.get(entrant, 0.0), entrant) for entrant in field}  # higher ranked: lower
+    tables: list[Table] = [_seated(tuple(entrant - 1 for entrant in (row["white_id"], row.get("black_id")) if entrant),
+                                   colours, rank, first_white) for row in paired]
     met_before = {frozenset(pair) for pair in met}
     seated = [entrant for table in tables for entrant in table]
     single = [table for table in tables if len(table) == 1]
@@ -94,6 +98,59 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
             or any(frozenset(entrant + 1 for entrant in table) in met_before for table in tables)):
         return None
     return sorted(tables, key=len, reverse=True)
+
+
+def _seated(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[float, int]],
+            first_white: bool) -> Table:
+    """White first, by C.04.3's colour allocation (E.1-E.5): both preferences granted; else the
+    stronger one (of two absolute ones, the wider colour difference's); else the colours of the
+    last round the two had different ones, swapped; else the higher-ranked's preference; else the
+    initial colour to the higher-ranked if its pairing number is odd, the other colour if even."""
+    if len(pair) == 1:
+        return pair
+    a, b = sorted(pair, key=rank.__getitem__)  # a is ranked higher
+    (want_a, strength_a, gap_a), (want_b, strength_b, gap_b) = (_preference(colours.get(e, [])) for e in (a, b))
+    if want_a != want_b and (want_a or want_b):
+        white = a if "white" in (want_a, _other(want_b)) else b
+    elif want_a and (strength_a != strength_b or (strength_a == ABSOLUTE and gap_a != gap_b)):
+        stronger = a if (strength_a, gap_a) > (strength_b, gap_b) else b
+        white = stronger if want_a == "white" else (b if stronger == a else a)
+    elif (last := _last_different(colours.get(a, []), colours.get(b, []))) is not None:
+        white = a if last == "black" else b
+    elif want_a:
+        white = a if want_a == "white" else b
+    else:
+        white = a if (a % 2 == 0) == first_white else b  # pairing number a + 1: odd when a is even
+    return (white, b if white == a else a)
+
+
+ABSOLUTE, STRONG, MILD = 3, 2, 1
+
+
+def _preference(history: list[str]) -> tuple[str | None, int, int]:
+    """(colour preferred or None, its strength, the colour difference's size), C.04.3 A.6."""
+    played = [colour for colour in history if colour != "none"]
+    if not played:
+        return None, 0, 0
+    difference = played.count("white") - played.count("black")
+    twice = len(played) >= 2 and played[-1] == played[-2]
+    if difference > 1 or difference < -1 or twice:
+        return _other(played[-1]) if twice else ("black" if difference > 0 else "white"), ABSOLUTE, abs(difference)
+    if difference:
+        return ("black" if difference > 0 else "white"), STRONG, 1
+    return _other(played[-1]), MILD, 0
+
+
+def _last_different(first: list[str], second: list[str]) -> str | None:
+    """The first's colour in the latest round both played with different colours, or None."""
+    for mine, theirs in zip(reversed(first), reversed(second), strict=False):  # the latest rounds first
+        if "none" not in (mine, theirs) and mine != theirs:
+            return mine
+    return None
+
+
+def _other(colour: str | None) -> str | None:
+    return {"white": "black", "black": "white"}.get(colour or "")
 
 
 BYE = -1  # the phantom entrant a field of odd size meets: meeting it is a bye
