@@ -8,7 +8,7 @@ Swiss at tables of two by FIDE's Dutch system (C.04.3), as the caissify-pairings
 score groups, top half against bottom half, floats, and seat (colour) alternation. Where the Dutch
 rules pair nobody (their absolute colour criteria can leave no pairing near a small field's last
 rounds), the round is paired as an arbiter would: each, from the top of the standings, meets the
-best-ranked entrant it has not met, looking ahead so the rounds left can still be paired.
+best-ranked entrant it has not met (within half the field in rounds, one always exists).
 At tables of 3 or 4, each table from the top takes the best-ranked entrant left, then the
 best-ranked who has sat with none of them yet (anyone, when nobody is left who has not).
 """
@@ -22,7 +22,7 @@ from .standings import Played
 
 Table = tuple[int, ...]
 # The largest Swiss field at tables of two: the Dutch engine, pure Python, costs about the cube of
-# the field (a round of 64 in 0.8 s, of 256 in two minutes: docs/benchmarks.md).
+# the field (a round of 64 in about 1 s, of 256 in two minutes: docs/benchmarks.md).
 DUTCH_FIELD = 64
 
 
@@ -100,6 +100,9 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
     return sorted(tables, key=len, reverse=True)
 
 
+ABSOLUTE, STRONG, MILD = 3, 2, 1  # a colour preference's strength (C.04.3 A.6)
+
+
 def _seated(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[float, int]],
             first_white: bool) -> Table:
     """White first, by C.04.3's colour allocation (E.1-E.5): both preferences granted; else the
@@ -123,8 +126,6 @@ def _seated(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[fl
         white = a if (a % 2 == 0) == first_white else b  # pairing number a + 1: odd when a is even
     return (white, b if white == a else a)
 
-
-ABSOLUTE, STRONG, MILD = 3, 2, 1
 
 
 def _preference(history: list[str]) -> tuple[str | None, int, int]:
