@@ -65,6 +65,39 @@ def test_the_dutch_system_transposes_within_a_score_group_to_meet_every_colour_p
     assert all(frozenset(t) not in {frozenset(p.seats) for p in split} for t in dutch_round(range(8), [split], 5))
 
 
+def _numbered(rounds):
+    """A tournament written with pairing numbers from 1 (white first; a bye alone), with the
+    white player's result (1, 0 or = for a draw), as its history of tables."""
+    wins = {"1": (1, 0), "0": (0, 1), "=": (0, 0), "bye": (1,)}
+    return [[Played(tuple(e - 1 for e in table), wins[result], 1) for table, result in tables]
+            for tables in rounds]
+
+
+def test_the_dutch_system_gives_the_bye_where_the_lowest_group_pairs_best_reading_colours_of_games_played():
+    """bbpPairings (FIDE-endorsed, Dutch 2025 rules) on a field of nine, round 4 (its generated
+    tournament, seed 218988355): 6, 7, 8 and 9 share the lowest score; 7, 8 and 9 had their bye.
+    With the bye to 6, 5-9 and 7-8 meet every colour preference; with it to 5, 7 and 9 would both
+    want black. 7's and 8's preferences are read from the games they played, a bye left out."""
+    history = _numbered([
+        [((1, 5), "1"), ((6, 2), "0"), ((3, 7), "1"), ((8, 4), "0"), ((9,), "bye")],
+        [((4, 1), "="), ((2, 9), "1"), ((5, 3), "0"), ((7, 6), "0"), ((8,), "bye")],
+        [((1, 8), "1"), ((3, 2), "="), ((9, 4), "0"), ((6, 5), "0"), ((7,), "bye")]])
+    paired = dutch_round(range(9), history, 4)
+    assert sorted(tuple(e + 1 for e in table) for table in paired) == [(2, 1), (4, 3), (5, 9), (6,), (8, 7)]
+
+
+def test_the_dutch_system_reads_the_last_different_colours_back_from_the_games_each_played():
+    """bbpPairings, nine entrants, round 4 (seed 462742284): 4 (black, white, bye) and 9 (bye,
+    black, white) both mildly want black; read back game by game their colours never differed
+    (E.3 has nothing), so the higher-ranked 9 gets its preference (E.4): 4 has white. Read round by
+    round, round 2 would have given 9 white."""
+    history = _numbered([
+        [((1, 5), "="), ((6, 2), "="), ((3, 7), "0"), ((8, 4), "1"), ((9,), "bye")],
+        [((4, 1), "0"), ((2, 8), "1"), ((5, 6), "1"), ((7, 9), "="), ((3,), "bye")],
+        [((1, 7), "1"), ((9, 2), "0"), ((6, 3), "0"), ((8, 5), "="), ((4,), "bye")]])
+    assert (3, 8) in dutch_round(range(9), history, 4)
+
+
 def test_where_the_dutch_rules_pair_nobody_the_arbiter_pairs_the_round_with_no_repeat():
     """Four rounds of six: the Dutch absolute colour criteria leave no round five, though one with
     no repeat exists; the arbiter's pairing is that one (each from the top meets the best-ranked

@@ -63,7 +63,6 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
                 entrant = table.seats[0]
                 score[entrant] = score.get(entrant, 0.0) + 1
                 byes[entrant] = byes.get(entrant, 0) + 1
-                colours.setdefault(entrant, []).append("none")
                 floats.setdefault(entrant, []).append("down")  # A.4: a pairing-allocated bye is a downfloat
                 continue
             white, black = table.seats
@@ -78,7 +77,6 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
             floats.setdefault(black, []).append("up" if gap > 0 else "down" if gap < 0 else "none")
             met.add((white + 1, black + 1))
         for absent in set(field) - seen:  # entered late, or sat out a round
-            colours.setdefault(absent, []).append("none")
             floats.setdefault(absent, []).append("none")
     players = [{"id": entrant + 1, "name": str(entrant), "score": score.get(entrant, 0.0), "rating": 0,
                 "starting_number": entrant + 1, "color_hist": colours.get(entrant, []),
@@ -127,10 +125,9 @@ def _seated(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[fl
     return (white, b if white == a else a)
 
 
-
-def _preference(history: list[str]) -> tuple[str | None, int, int]:
-    """(colour preferred or None, its strength, the colour difference's size), C.04.3 A.6."""
-    played = [colour for colour in history if colour != "none"]
+def _preference(played: list[str]) -> tuple[str | None, int, int]:
+    """(colour preferred or None, its strength, the colour difference's size), C.04.3 A.6, from the
+    colours of the games played."""
     if not played:
         return None, 0, 0
     difference = played.count("white") - played.count("black")
@@ -143,9 +140,11 @@ def _preference(history: list[str]) -> tuple[str | None, int, int]:
 
 
 def _last_different(first: list[str], second: list[str]) -> str | None:
-    """The first's colour in the latest round both played with different colours, or None."""
-    for mine, theirs in zip(reversed(first), reversed(second), strict=False):  # the latest rounds first
-        if "none" not in (mine, theirs) and mine != theirs:
+    """The first's colour the latest time the two had different colours, or None. Each history is
+    of games played, the latest last, and the two are read back from their last games (as
+    bbpPairings reads E.3): a bye between them does not shift one history against the other."""
+    for mine, theirs in zip(reversed(first), reversed(second), strict=False):
+        if mine != theirs:
             return mine
     return None
 
