@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 import redis
+import requests
 
 from app import create_app
 from faults import FaultyRedis, play_human_until_over, start_worker, stop
@@ -388,4 +389,84 @@ def test_a_creation_retried_after_redis_lost_its_second_makes_what_the_client_wa
         assert found.status_code == 201 and found.headers["Idempotent-Replayed"] == "applied"
         assert found.json["token"] == first_claim["token"]
     finally:
+        server.stop()
+
+
+def test_a_tournament_tells_each_notice_once_through_killed_workers_and_a_redis_that_lost_its_last_second():
+    """Issue 64, 5: a round robin of three people of an app (none ever moves: each game is lost on
+    the turn timer) and a bot, its endpoint taking every tournament event. It starts inside the
+    second a Redis with AOF everysec loses (SIGKILLed, its file cut back), both `ronda worker`s
+    SIGKILLed with it: the start, the first games and their notices are gone, and are made again.
+    Each person's inbox holds one `tournament_started`, one `tournament_round` for each game they
+    sat at, one `tournament_over`; the endpoint got each of those under one `webhook-id` (a
+    message sent before the loss comes again under its id, which the receiver drops)."""
+    from test_apps import in_app, new_player
+    from test_webhooks import Deployment
+
+    server = EverysecRedisServer()
+    deployment = Deployment(server.start(), events=("tournament_started", "tournament_round", "tournament_over"),
+                            server_settings={"MIN_TURN_SECONDS": 1})
+    try:
+        base, key = deployment.base, deployment.key
+        people = [new_player(base, key, name) for name in ("Nadia", "Omar", "Rim")]
+        made = requests.post(f"{base}/tournaments", headers={"X-Ronda-App": deployment.server_key}, json={
+            "format": "round_robin", "entrants": ["random"], "starts_in_seconds": 3, "turn_seconds": 2,
+            "games_per_pairing": 1, "rules": {"preset": "simple"}})
+        assert made.status_code == 201, made.text
+        created_at, tournament_id = time.monotonic(), made.json()["id"]
+        for _, token in people:
+            assert requests.post(f"{base}/tournaments/{tournament_id}/entrants",
+                                 headers=in_app(key, token)).status_code == 200
+        time.sleep(max(0.0, created_at + 2.6 - time.monotonic()))
+        crashed: list = []
+        crash = threading.Thread(target=lambda: crashed.append(server.crash()))
+        crash.start()  # what Redis writes from now is lost: it runs on for a second, then dies
+        time.sleep(max(0.0, created_at + 3.1 - time.monotonic()))
+        look = requests.get(f"{base}/tournaments/{tournament_id}", headers={"X-Ronda-App": key})
+        crash.join()
+        deployment.kill_workers()
+        assert look.status_code == 200 and look.json()["status"] == "running", look.text
+        assert crashed[0][2] > 0, "the lost second held writes"
+        server.launch_again()
+        lost = json.loads(redis.Redis.from_url(server.url).get(f"{{tournament:{tournament_id}}}:doc"))
+        assert lost["status"] == "open" and lost["rounds"] == [], "the start was lost with the second"
+        deployment.start_workers()
+
+        done = deployment.wait(lambda: (found := requests.get(f"{base}/tournaments/{tournament_id}",
+                                                              headers={"X-Ronda-App": key}).json())
+                               ["status"] == "finished" and found, 240, "the tournament's end")
+        games_of = {person["id"]: {game_id for r in done["rounds"] for t in r["pairings"] if t["games"]
+                                   for game_id in t["games"]
+                                   if done["entrants"].index(f"player:{person['id']}") in t["seats"]}
+                    for person, _ in people}
+        assert all(len(games) == 3 for games in games_of.values()), games_of
+        expected = {(kind, player_id, None) for player_id in games_of
+                    for kind in ("tournament_started", "tournament_over")}
+        expected |= {("tournament_round", player_id, game_id) for player_id, games in games_of.items()
+                     for game_id in games}
+
+        def received():
+            ids: dict[tuple, set[str]] = {}
+            for message in list(deployment.receiver.received):
+                if message["payload"] is not None:
+                    data = message["payload"]["data"]
+                    ids.setdefault((message["payload"]["type"], data["player_id"], data.get("game_id")),
+                                   set()).add(message["id"])
+            return ids
+        by_notice = deployment.wait(lambda: (ids := received()).keys() >= expected and ids, 120, "every webhook")
+        assert by_notice.keys() == expected
+        assert all(len(ids) == 1 for ids in by_notice.values()), {k: v for k, v in by_notice.items() if len(v) > 1}
+
+        for person, token in people:
+            notices, cursor = [], "0-0"
+            while page := requests.get(f"{base}/players/me/notices", params={"after": cursor, "wait_seconds": 0},
+                                       headers=in_app(key, token)).json()["notices"]:
+                notices += [n for n in page if n["type"].startswith("tournament_")]
+                cursor = page[-1]["id"]
+            kinds = [n["type"] for n in notices]
+            assert kinds.count("tournament_started") == kinds.count("tournament_over") == 1, kinds
+            told = [n["game_id"] for n in notices if n["type"] == "tournament_round"]
+            assert sorted(told) == sorted(games_of[person["id"]]), (told, games_of[person["id"]])
+    finally:
+        deployment.close()
         server.stop()

@@ -87,15 +87,16 @@ class Deployment:
     """The API (in this process, on a real HTTP server), a `ronda worker` and a `ronda worker
     --webhooks`, on one Redis, and one app with an endpoint on the receiver."""
 
-    def __init__(self, redis_url, events=("your_turn", "turn_reminder", "turn_timeout", "game_over"), **environment):
-        """`environment`: the workers' settings where they differ from ENVIRONMENT."""
+    def __init__(self, redis_url, events=("your_turn", "turn_reminder", "turn_timeout", "game_over"),
+                 server_settings=None, **environment):
+        """`server_settings`: the API's where they differ from SETTINGS; `environment`: the workers'
+        where they differ from ENVIRONMENT."""
         self.redis_url, self.queue = redis_url, f"webhooks-{uuid.uuid4().hex[:8]}"
         self.environment = {**ENVIRONMENT, **environment}
         self.server, self.base = serve({"REDIS_URL": redis_url, "BOT_QUEUE": self.queue, "OPERATOR_KEY": OPERATOR_KEY,
                                         "TESTING": True, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0,
-                                        **SETTINGS})
-        self.metrics_port = free_port()  # the webhook worker's
-        self.workers = [self._worker(), self._worker("--webhooks")]
+                                        **SETTINGS, **(server_settings or {})})
+        self.start_workers()
         made = requests.post(f"{self.base}/admin/apps", json={"name": "Hooked"},
                              headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
         self.app_id, self.key, self.server_key = made["app"]["id"], made["client_key"], made["server_key"]
@@ -113,6 +114,16 @@ class Deployment:
         return subprocess.Popen([sys.executable, "-m", "app.cli", "worker", *options],
                                 env=worker_env(self.redis_url, self.queue, 1, **self.environment, **metrics),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def kill_workers(self):
+        """Both workers SIGKILLed, as a machine that lost power leaves them."""
+        for worker in self.workers:
+            worker.kill()
+            worker.wait(timeout=10)
+
+    def start_workers(self):
+        self.metrics_port = free_port()  # the webhook worker's
+        self.workers = [self._worker(), self._worker("--webhooks")]
 
     def kill_webhook_worker(self):
         self.workers[1].kill()

@@ -347,8 +347,9 @@ class Webhooks(MethodView):
 
         Each delivery is a POST of `{type, timestamp, data}` with `webhook-id`, `webhook-timestamp`
         and `webhook-signature` headers: verify it with a `standardwebhooks` library and the
-        secret. At least once (drop repeats by webhook-id), retried for about a day. A URL on a
-        private network or this machine is a 422 unless the operator allows them.
+        secret. At least once (drop repeats by webhook-id), retried for about a day; a
+        tournament's notices keep one webhook-id per person and event, even when sent again after
+        a fault. A URL on a private network or this machine is a 422 unless the operator allows them.
         """
         retry_id = idempotency.resource_id()
         endpoint = services().webhooks.register(server_app(), body["url"], body["events"],

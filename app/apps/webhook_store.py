@@ -83,16 +83,19 @@ class WebhookStore:
                 if since is not None}
 
     # ----- deliveries --------------------------------------------------------------------------
-    def add_delivery(self, app_id: str, delivery: dict, due_ms: int):
-        """Noted as due first (the sweep attempts it even if what follows fails), then kept."""
+    def add_delivery(self, app_id: str, delivery: dict, due_ms: int) -> bool:
+        """Noted as due first (the sweep attempts it even if what follows fails), then kept: False
+        when a delivery of its id is kept already (a notice told again), which is left as it is."""
         self.redis.zadd(_due_key(delivery["id"]), {_due_member(app_id, delivery["id"]): due_ms})
-        self.move(app_id, delivery, "")
+        if not self.move(app_id, delivery, ""):
+            return False
         listing = deliveries_key(app_id, delivery["endpoint_id"])
         pipe = self.redis.pipeline(transaction=True)
         pipe.zadd(listing, {delivery["id"]: delivery["created_ms"]})
         pipe.zremrangebyrank(listing, 0, -LISTED_DELIVERIES - 1)
         pipe.expire(listing, DELIVERY_TTL)
         pipe.execute()
+        return True
 
     def delivery(self, app_id: str, delivery_id: str) -> dict | None:
         found = self.redis.hget(delivery_key(app_id, delivery_id), "doc")

@@ -145,9 +145,11 @@ class WebhookService:
         self._forget(app_id)
 
     # ----- deliveries --------------------------------------------------------------------------
-    def publish(self, app_id: str, event_type: str, data: dict):
+    def publish(self, app_id: str, event_type: str, data: dict, once: str | None = None):
         """One delivery to each of the app's endpoints that takes `event_type`. The public app has
-        none (it has no key to register them with). A store that fails loses this message only."""
+        none (it has no key to register them with). A store that fails loses this message only.
+        `once`: the message's key; published again, it makes no second delivery while the first is
+        kept, and one of the same id after."""
         if app_id == PUBLIC_APP:
             return
         try:
@@ -156,7 +158,7 @@ class WebhookService:
             body = json.dumps({"type": event_type, "timestamp": utc_at(time.time()), "data": data},
                               separators=(",", ":"))
             for endpoint in endpoints:
-                self._deliver(app_id, endpoint["id"], event_type, body)
+                self._deliver(app_id, endpoint["id"], event_type, body, once)
         except StoreUnavailable:
             log.warning("could not note the %s webhook of app %s", event_type, app_id)
 
@@ -180,14 +182,14 @@ class WebhookService:
             self._send_again(app_id, delivery)
         return len(chosen)
 
-    def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str) -> str:
-        now, delivery_id = time.time(), f"msg_{secrets.token_urlsafe(16)}"
+    def _deliver(self, app_id: str, endpoint_id: str, event_type: str, body: str, once: str | None = None) -> str:
+        now, delivery_id = time.time(), _delivery_id(endpoint_id, once)
         delivery = {"id": delivery_id, "endpoint_id": endpoint_id, "type": event_type,
                     "payload": body, "status": PENDING, "attempts": [], "created_at": utc_at(now),
                     "created_ms": int(now * 1000), "next_attempt_at": now}
         lease = int((now + self.lease_seconds) * 1000)
-        self.store.add_delivery(app_id, delivery, lease)
-        self.dispatcher.deliver_webhook(app_id, delivery_id, lease)
+        if self.store.add_delivery(app_id, delivery, lease):
+            self.dispatcher.deliver_webhook(app_id, delivery_id, lease)
         return delivery_id
 
     def redact(self, app_id: str, needles: list[bytes], replacement: str) -> int:
@@ -349,3 +351,10 @@ def _public_delivery(delivery: dict) -> dict:
             "next_attempt_at": utc_at(delivery["next_attempt_at"]) if delivery["next_attempt_at"] else None,
             "attempts": delivery["attempts"], "payload": json.loads(delivery["payload"])}
 
+
+def _delivery_id(endpoint_id: str, once: str | None) -> str:
+    """A new message's id; a keyed message's is its key's digest, the same each time it is told."""
+    if once is None:
+        return f"msg_{secrets.token_urlsafe(16)}"
+    digest = hashlib.sha256(f"{endpoint_id}:{once}".encode()).digest()[:16]
+    return f"msg_{base64.urlsafe_b64encode(digest).decode().rstrip('=')}"

@@ -140,6 +140,12 @@ def player_inbox_key(player_id: str) -> str:
     return f"{{player:{player_id}}}:inbox"
 
 
+def player_told_key(player_id: str) -> str:
+    """The keys of the notices told once whoever tells them (a tournament's rounds, its start and
+    end): a second telling, after a fault or by a second process, finds its key here and adds nothing."""
+    return f"{{player:{player_id}}}:told"
+
+
 def player_notices_channel(player_id: str) -> str:
     return f"{{player:{player_id}}}:notices"
 
@@ -162,8 +168,8 @@ def player_tournaments_key(player_id: str) -> str:
 def player_keys(player_id: str) -> list[str]:
     """Every key a player has, all in their slot: what erasing the player deletes."""
     return [player_key(player_id), player_games_key(player_id), player_record_key(player_id),
-            player_counted_key(player_id), player_inbox_key(player_id), player_tokens_key(player_id),
-            player_token_uses_key(player_id), player_tournaments_key(player_id)]
+            player_counted_key(player_id), player_inbox_key(player_id), player_told_key(player_id),
+            player_tokens_key(player_id), player_token_uses_key(player_id), player_tournaments_key(player_id)]
 
 
 def matchmaking_key(app_id: str, part: str) -> str:
@@ -294,6 +300,13 @@ def tournament_revision_key(tournament_id: str) -> str:
 def tournament_events_key(tournament_id: str) -> str:
     """Its changes (rounds paired, standings), a Redis stream: streamTournament reads it."""
     return f"{{tournament:{tournament_id}}}:events"
+
+
+def tournament_owed_key(tournament_id: str) -> str:
+    """The notices its people are owed (their key -> the notice), written by the save that owes
+    them and paid by whichever look comes next: a notice a crash or a lost second left unsaid is
+    said by the next look, and said once (player_told_key)."""
+    return f"{{tournament:{tournament_id}}}:owed"
 
 
 def tournament_changes_channel(tournament_id: str) -> str:

@@ -180,16 +180,20 @@ class PlayerService:
     def count_game(self, player_id: str, game_id: str, won: bool) -> bool:
         return self.store.count_game(player_id, game_id, won)
 
-    def notify(self, player_id: str, notice: dict):
+    def notify(self, player_id: str, notice: dict, once: str | None = None):
         """Put a notice in a player's inbox (their stream and long poll read it), and send it to their
         app's webhooks that take its type. If the store fails, the game itself still says what
-        happened when read."""
+        happened when read. `once`: the notice's key, for a notice told again until it is known
+        told (a tournament's): the inbox keeps one per key, and each endpoint gets one delivery per
+        key, its `webhook-id` the same however often it is told (a receiver that lost Redis's last
+        second with us may see that id twice, and drops the second as Standard Webhooks asks)."""
         notice = {**notice, "at": time.time()}
         try:
-            self.store.notify(player_id, notice)
+            self.store.notify(player_id, notice, once)
         except StoreUnavailable:
             log.warning("could not tell player %s of %s", player_id, notice["type"])
-        self.webhooks.publish(app_of(player_id), notice["type"], {"player_id": player_id, **notice})
+        self.webhooks.publish(app_of(player_id), notice["type"], {"player_id": player_id, **notice},
+                              once and f"{player_id}:{once}")
 
     def inbox_after(self, player_id: str, after: str) -> list[dict]:
         return [{"id": entry_id, **notice} for entry_id, notice in self.store.inbox_after(player_id, after)]

@@ -9,7 +9,7 @@ from ..ops.connection import RedisClient
 from ..ops.connection import dump as _dump
 from ..ops.keys import (app_external_ids_key, player_counted_key, player_games_key, player_inbox_key, player_key,
                         player_keys, player_notices_channel, player_record_key, player_token_uses_key,
-                        player_tokens_key, player_tournaments_key)
+                        player_tokens_key, player_told_key, player_tournaments_key)
 from .document import PlayerDocument, TokenRecord
 
 GAMES_KEPT = 500  # a player's listing covers their newest 500 games
@@ -152,8 +152,10 @@ class PlayerStore:
         found = self.redis.hgetall(player_record_key(player_id))
         return {"games": int(found.get(b"games", 0)), "wins": int(found.get(b"wins", 0))}
 
-    def notify(self, player_id: str, notice: dict) -> str:
-        return self.inboxes.post(player_inbox_key(player_id), player_notices_channel(player_id), notice)
+    def notify(self, player_id: str, notice: dict, once: str | None = None) -> str | None:
+        """The notice's id in the player's inbox; `once`: its key, None when that key was told already."""
+        return self.inboxes.post(player_inbox_key(player_id), player_notices_channel(player_id), notice,
+                                 (player_told_key(player_id), once) if once else None)
 
     def inbox_after(self, player_id: str, after: str) -> list[tuple[str, dict]]:
         return self.inboxes.after(player_inbox_key(player_id), after)

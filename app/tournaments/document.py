@@ -51,3 +51,10 @@ class TournamentDocument(TypedDict):
     away: NotRequired[list[int]]  # entrants paired no more: withdrawn, or paused after a missed arena game
     max_entrants: NotRequired[int]
     scoring: NotRequired[str]  # games (a point a game won), or streaks (Lichess's arena scoring)
+
+
+class OwedNotice(TypedDict):
+    """A notice a tournament's change owes one of its people (app/tournaments/telling.py)."""
+    player_id: str
+    once: str  # its key: however often it is told, the player is told once
+    notice: dict

@@ -13,6 +13,7 @@ from .document import TournamentDocument
 from .rounds import ARENA, CANCELLED, FINISHED, MAX_ENTRANTS, OPEN, PERSON, RUNNING, SWISS, Rounds, _ends_at, \
     _rounds_total
 from .store import TournamentStore
+from .telling import Telling
 from .views import TournamentViews
 
 SAVE_TRIES = 5  # then another process is moving it on
@@ -20,9 +21,9 @@ SAVE_TRIES = 5  # then another process is moving it on
 
 class Entries:
     def __init__(self, store: TournamentStore, players: PlayerService, seating: Seating, rounds: Rounds,
-                 views: TournamentViews, clock: Callable[[], float]):
+                 views: TournamentViews, telling: Telling, clock: Callable[[], float]):
         self.store, self.players, self.seating, self.rounds, self.views = store, players, seating, rounds, views
-        self.clock = clock
+        self.telling, self.clock = telling, clock
 
     def enter(self, tournament_id: str, player_id: str) -> dict:
         """The player enters the open tournament (once: entering again changes nothing)."""
@@ -95,10 +96,10 @@ class Entries:
             if doc["status"] == FINISHED:
                 raise TournamentClosed(f"tournament {tournament_id} is over")
             in_play = [game_id for index in range(len(doc["entrants"])) for game_id in self._games_in_play(doc, index)]
-            doc["status"] = CANCELLED
-            if self.store.save(doc, self.views.events(doc, [])):
+            was, doc["status"] = doc["status"], CANCELLED
+            if self.store.save(doc, self.views.events(doc, []), self.telling.owed_by(doc, was, [])):
                 self.store.finished(tournament_id)
-                self.views.tell_people(doc, RUNNING)
+                self.telling.tell_owed(tournament_id)
                 for game_id in dict.fromkeys(in_play):
                     self.seating.call_off(game_id)
                 return self.views.public(doc)

@@ -38,6 +38,7 @@ from .rounds import (ARENA, CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, MOST_ENTRA
                      RUNNING, STREAKS, SWISS, Rounds, person_of)
 from .store import TournamentStore
 from .tables import Tables
+from .telling import Telling
 from .views import TournamentViews
 
 __all__ = ["ARENA", "CANCELLED", "DUTCH_FIELD", "FINISHED", "MAX_ENTRANTS", "MOST_ENTRANTS", "OPEN", "PERSON",
@@ -53,10 +54,11 @@ class TournamentService:
         """`min_turn_seconds`: the shortest turn timer people's games may have."""
         self.store, self.matches, self.games, self.clock = store, matches, games, clock
         self.min_turn_seconds = min_turn_seconds
-        self.views = TournamentViews(ladders, players)
+        self.views = TournamentViews(ladders)
         self.rounds = Rounds(matches, games, self.views.standings)
-        self.tables = Tables(matches, games, seating, players)
-        self.entries = Entries(store, players, seating, self.rounds, self.views, clock)
+        self.tables = Tables(matches, games, seating)
+        self.telling = Telling(store, players, self.views.standings)
+        self.entries = Entries(store, players, seating, self.rounds, self.views, self.telling, clock)
         self.enter, self.withdraw, self.cancel = self.entries.enter, self.entries.withdraw, self.entries.cancel
         self.erase_person = self.entries.erase_person
 
@@ -119,9 +121,10 @@ class TournamentService:
         if len(names) >= size:
             self.rounds.check_games(doc, len(names), "entrants")
         new = [] if opens else self.rounds.start(doc, now)
-        if not self.store.create(doc, self.views.events(doc, new)):  # made by a retry meanwhile
-            return self.view(tournament_id)
+        if not self.store.create(doc, self.views.events(doc, new), self.telling.owed_by(doc, OPEN, new)):
+            return self.view(tournament_id)  # made by a retry meanwhile
         self.tables.open(doc, new)
+        self.telling.tell_owed(tournament_id)
         return self.views.public(doc)
 
     def view(self, tournament_id: str) -> dict:
@@ -146,13 +149,14 @@ class TournamentService:
                 ended = self.rounds.finish_if_done(doc, now)  # not short-circuited: the last result ends it at once
                 if not (counted or paired or new or ended):
                     self.tables.open(doc, missing)
+                    self.telling.tell_owed(tournament_id)
                     return doc
                 new += paired
-            if self.store.save(doc, self.views.events(doc, new)):
+            if self.store.save(doc, self.views.events(doc, new), self.telling.owed_by(doc, was, new)):
                 if doc["status"] in (FINISHED, CANCELLED):
                     self.store.finished(tournament_id)
-                self.views.tell_people(doc, was)
                 self.tables.open(doc, new + missing)
+                self.telling.tell_owed(tournament_id)
                 return doc
         return self._load(tournament_id)
 

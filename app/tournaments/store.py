@@ -6,22 +6,28 @@ import time
 
 from ..ops.connection import RedisClient, dump
 from ..ops.keys import (running_tournaments_key, tournament_changes_channel, tournament_events_key, tournament_key,
-                        tournament_revision_key, tournaments_key)
+                        tournament_owed_key, tournament_revision_key, tournaments_key)
 from ..ops.scope import app_of
-from .document import TournamentDocument
+from .document import OwedNotice, TournamentDocument
 
 EVENTS_KEPT = 200  # each standings event is whole: a reader further behind needs only the last
 
-# KEYS: the document, its revision, its events, its channel. ARGV: the revision the change was made
-# from (0: a new tournament), the document, the ttl, the publish command (SPUBLISH on a cluster),
-# then the events. Saved, announced and kept in one step, and only over the revision it was made
-# from: two processes moving a tournament on at once cannot both save, nor add an entrant between.
+# KEYS: the document, its revision, its events, its channel, the notices owed. ARGV: the revision the
+# change was made from (0: a new tournament), the document, the ttl, the publish command (SPUBLISH on
+# a cluster), how many notices it owes, then each (its field, the notice), then the events. Saved,
+# announced, owed and kept in one step, and only over the revision it was made from: two processes
+# moving a tournament on at once cannot both save, nor add an entrant between.
 _SAVE = """
 if (tonumber(redis.call('GET', KEYS[2]) or '0')) ~= tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 redis.call('SET', KEYS[2], tonumber(ARGV[1]) + 1, 'EX', ARGV[3])
+local owed = tonumber(ARGV[5])
+for i = 6, 5 + 2 * owed, 2 do
+    redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
+end
+if owed > 0 then redis.call('EXPIRE', KEYS[5], ARGV[3]) end
 local last = nil
-for i = 5, #ARGV do
+for i = 6 + 2 * owed, #ARGV do
     last = redis.call('XADD', KEYS[3], 'MAXLEN', '~', '""" + str(EVENTS_KEPT) + """', '*', 'message', ARGV[i])
 end
 if last then
@@ -42,9 +48,9 @@ class TournamentStore:
         self.running_key = running_tournaments_key(queue)
         self._save = client.register_script(_SAVE)
 
-    def create(self, doc: TournamentDocument, events: list[dict]) -> bool:
+    def create(self, doc: TournamentDocument, events: list[dict], owed: list[OwedNotice]) -> bool:
         """False when a tournament of this id exists already (a retried request)."""
-        if not self.save(doc, events):
+        if not self.save(doc, events, owed):
             return False
         now = int(time.time() * 1000)
         listed = tournaments_key(app_of(doc["id"]))
@@ -55,17 +61,30 @@ class TournamentStore:
         pipe.execute()
         return True
 
-    def save(self, doc: TournamentDocument, events: list[dict]) -> bool:
-        """Save `doc` over its revision, the revision then one more, with its `events`: False when
-        it was changed since it was read (read it again and redo the change)."""
+    def save(self, doc: TournamentDocument, events: list[dict], owed: list[OwedNotice] | None = None) -> bool:
+        """Save `doc` over its revision, the revision then one more, with its `events` and the
+        notices it `owed`: False when it was changed since it was read (read it again and redo the
+        change)."""
         tournament_id, made_from = doc["id"], doc["revision"]
         doc["revision"] = made_from + 1
+        notices = [part for notice in owed or [] for part in (_owed_field(notice), json.dumps(notice))]
         saved = self._save(keys=[tournament_key(tournament_id), tournament_revision_key(tournament_id),
-                                 tournament_events_key(tournament_id), tournament_changes_channel(tournament_id)],
-                           args=[made_from, json.dumps(doc), self.ttl, self.publish, *map(dump, events)])
+                                 tournament_events_key(tournament_id), tournament_changes_channel(tournament_id),
+                                 tournament_owed_key(tournament_id)],
+                           args=[made_from, json.dumps(doc), self.ttl, self.publish, len(owed or []), *notices,
+                                 *map(dump, events)])
         if not saved:
             doc["revision"] = made_from
         return bool(saved)
+
+    def owed(self, tournament_id: str) -> list[OwedNotice]:
+        """The notices its saves owe and nobody has told yet (none, but after a crash or between a
+        save and its telling)."""
+        return [json.loads(notice) for notice in self.redis.hvals(tournament_owed_key(tournament_id))]
+
+    def paid(self, tournament_id: str, owed: list[OwedNotice]):
+        if owed:
+            self.redis.hdel(tournament_owed_key(tournament_id), *map(_owed_field, owed))
 
     def drop_events_naming(self, tournament_id: str, name: str):
         """Forget every kept event whose text holds `name` (an erased person's)."""
@@ -118,3 +137,7 @@ class TournamentStore:
 
     def finished(self, tournament_id: str):
         self.redis.zrem(self.running_key, tournament_id)
+
+
+def _owed_field(notice: OwedNotice) -> str:
+    return f"{notice['player_id']} {notice['once']}"

@@ -6,14 +6,13 @@ from ..engine import rules_from_request
 from ..games.seating import Seating
 from ..games.service import GameService
 from ..matches.service import MatchService
-from ..players.service import PlayerService
 from .document import TableDocument, TournamentDocument
 from .rounds import _games_of, _seated, person_of
 
 
 class Tables:
-    def __init__(self, matches: MatchService, games: GameService, seating: Seating, players: PlayerService):
-        self.matches, self.games, self.seating, self.players = matches, games, seating, players
+    def __init__(self, matches: MatchService, games: GameService, seating: Seating):
+        self.matches, self.games, self.seating = matches, games, seating
 
     def open(self, doc: TournamentDocument, at: list[tuple[int, int]]):
         """Create the matches and games of these pairings (each once, whoever comes first)."""
@@ -22,7 +21,7 @@ class Tables:
             if table["match_id"]:
                 self._open_match(doc, number, k, table)
             else:
-                self._open_game(doc, number, table)
+                self._open_game(doc, table)
 
     def _open_match(self, doc: TournamentDocument, number: int, k: int, table: TableDocument):
         request: dict = {"bots": [doc["entrants"][e] for e in table["seats"]],
@@ -31,9 +30,9 @@ class Tables:
             request["seed"] = f"{doc['seed']}:{number}:{k}"
         self.matches.create_match(request, client=f"tournament:{doc['id']}", cap=0, match_id=table["match_id"])
 
-    def _open_game(self, doc: TournamentDocument, number: int, table: TableDocument):
-        """The pairing's next game between its people (and a built-in bot, if one is in it); each
-        person told `tournament_round` once."""
+    def _open_game(self, doc: TournamentDocument, table: TableDocument):
+        """The pairing's next game between its people (and a built-in bot, if one is in it); they
+        are told of it by app/tournaments/telling.py, once it is there."""
         game_id, index = _games_of(table)[-1], len(_games_of(table)) - 1
         if self.games.find(game_id) is not None:
             return
@@ -52,11 +51,4 @@ class Tables:
                    "rated": as_preset and doc["dealing"] == "server" and len(owners) == len(order)}
         if doc["seed"]:
             request["seed"] = f"{doc['seed']}:{game_id}"
-
-        def tell_players(_):
-            for seat, player_id in owners.items():
-                others = ", ".join(doc["names"][e] for e in order if e != order[seat])
-                self.players.notify(player_id, {"type": "tournament_round", "tournament_id": doc["id"],
-                                                "round": number, "game": index, "game_id": game_id, "seat": seat,
-                                                "opponent": others})
-        self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]}, on_created=tell_players)
+        self.seating.create_owned(request, owners, game_id, extra={"tournament": doc["id"]})

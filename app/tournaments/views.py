@@ -1,19 +1,18 @@
-"""What a tournament shows (its standings, crosstable and summary), what its stream says at each
-change, and what its people are told when it begins and ends."""
+"""What a tournament shows (its standings, crosstable and summary) and what its stream says at
+each change."""
 
 from ..accounts.ladders import Ladders, pool_of
 from ..games.records import utc_at
 from ..ops.keys import MATCH_POOL
 from ..ops.scope import app_of, in_app
-from ..players.service import PlayerService
 from .document import TournamentDocument
-from .rounds import CANCELLED, FINISHED, GAMES, MAX_ENTRANTS, PERSON, RUNNING, STREAKS, person_of, played
+from .rounds import GAMES, MAX_ENTRANTS, PERSON, STREAKS, person_of, played
 from .standings import Played, crosstable, standings
 
 
 class TournamentViews:
-    def __init__(self, ladders: Ladders, players: PlayerService):
-        self.ladders, self.players = ladders, players
+    def __init__(self, ladders: Ladders):
+        self.ladders = ladders
 
     def ratings(self, doc: TournamentDocument) -> list[float]:
         """Each entrant's rating, in entry order: a bot's on the match ladder, a person's in the pool
@@ -55,21 +54,3 @@ class TournamentViews:
                 "rated": doc["dealing"] == "server", "revision": doc["revision"],
                 "standings": self.standings(doc, results),
                 "crosstable": crosstable(doc["names"], results), "rounds": doc["rounds"]}
-
-    def tell_people(self, doc: TournamentDocument, was: str):
-        """Its people told it began, or ended: by the process whose save changed its status, once."""
-        if doc["status"] == was:
-            return
-        people = [(index, player_id) for index, entrant in enumerate(doc["entrants"])
-                  if (player_id := person_of(entrant)) is not None]
-        if doc["status"] == RUNNING:
-            for _, player_id in people:
-                self.players.notify(player_id, {"type": "tournament_started", "tournament_id": doc["id"],
-                                                "entrants": len(doc["entrants"])})
-        elif doc["status"] in (FINISHED, CANCELLED):
-            rows = {row["entrant"]: row for row in self.standings(doc)}
-            for index, player_id in people:
-                self.players.notify(player_id, {
-                    "type": "tournament_over", "tournament_id": doc["id"], "status": doc["status"],
-                    "rank": rows[index]["rank"] if doc["status"] == FINISHED else None,
-                    "points": rows[index]["points"]})
