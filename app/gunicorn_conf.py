@@ -22,6 +22,12 @@ worker_connections = int(os.environ.get("RONDA_WORKER_CONNECTIONS", 10000))
 # net.core.somaxconn (docker-compose.yml raises it for the API).
 backlog = int(os.environ.get("RONDA_BACKLOG", 16384))
 graceful_timeout = 5
+# The arbiter kills a worker whose heartbeat is older than this. A gevent worker beats from a
+# greenlet of its one loop: in a storm of 10,000 streams opened at once the loop went 30 s (the
+# default) without reaching it, and the worker was SIGKILLed with every stream in it. A request
+# never runs this long in this app (long polls end by 30 s), so a wait this long is a loop busy with
+# work, not a hung worker.
+timeout = int(os.environ.get("RONDA_WORKER_TIMEOUT_SECONDS", 120))
 # gevent's worker reads a connection's first request under the keep-alive timeout too: at gunicorn's
 # 2 s, a storm of reconnects whose greenlets wait longer than that for the loop (10,000 accepted at
 # once) was closed without a byte. 75 s outlasts a load balancer's usual idle timeout (60 s).

@@ -2,6 +2,8 @@
 per distinct viewer, against a real Redis."""
 
 import json
+import re
+import threading
 import time
 from pathlib import Path
 import uuid
@@ -49,6 +51,66 @@ def test_a_watcher_that_comes_as_the_last_one_leaves_is_still_served(app, client
         assert watcher.next(5)[0] == "change"
     finally:
         hub.unwatch(watcher)
+
+
+def test_a_listener_held_busy_loses_no_watcher_that_its_feed_answered(app, client, monkeypatch):
+    """Issue 65, 3: watchers of eight games open at once with 0.2 s of patience, and the listener
+    is held busy half a second on each game it hears subscribed (as a loop busy with a storm holds it):
+    the feed answered every subscription at once, so every watcher is served, none told to
+    reconnect because its own clock ran out before the listener read the answer."""
+    hub, store = app.live, app.services.store
+    games = [create(client)[0]["id"] for _ in range(8)]
+    counted = store.event_count
+
+    def held(game_id):
+        time.sleep(0.5)
+        return counted(game_id)
+
+    monkeypatch.setattr(store, "event_count", held)
+    outcomes: dict[str, object] = {}
+
+    def watch(game_id):
+        try:
+            outcomes[game_id] = hub.watch(game_id, timeout=0.2)
+        except Exception as error:  # the outcome is what the test reads
+            outcomes[game_id] = error
+
+    threads = [threading.Thread(target=watch, args=(game_id,)) for game_id in games]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    try:
+        assert all(not isinstance(outcome, Exception) for outcome in outcomes.values()), outcomes
+        assert len(outcomes) == len(games)
+    finally:
+        for outcome in outcomes.values():
+            if not isinstance(outcome, Exception):
+                hub.unwatch(outcome)
+
+
+def test_a_watcher_that_falls_behind_is_told_to_reconnect_and_holds_up_no_other(app, client, monkeypatch):
+    """Issue 65, 2: a stream whose client stops reading holds at most BACKLOG changes (here 2),
+    then is ended (CLOSED: its stream sends a reconnect hint and resumes by Last-Event-ID); a
+    watcher of the same game that reads gets every change."""
+    from app.live import hub as hub_module
+    monkeypatch.setattr(hub_module, "BACKLOG", 2)
+    hub = app.live
+    game, tokens = create(client)
+    stalled, reading = hub.watch(game["id"], None), hub.watch(game["id"], None)
+    try:
+        received = []
+        for _ in range(4):
+            seat = seat_view(client, game["id"], tokens[0])["awaiting"][0]
+            view = seat_view(client, game["id"], tokens[seat])
+            assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+            received.append(reading.next(10))
+        assert all(item is not None and item[0] == "change" for item in received)
+        assert [item[1][0] for item in received] == sorted({item[1][0] for item in received})  # each change once
+        assert stalled.next(0) == hub_module.CLOSED
+    finally:
+        hub.unwatch(stalled)
+        hub.unwatch(reading)
 
 
 def test_metrics_count_requests_actions_and_open_streams(client):
@@ -106,9 +168,13 @@ def test_a_stream_whose_change_feed_does_not_answer_starts_then_ends_with_a_reco
         raise redis.ConnectionError("the change feed did not answer")
 
     monkeypatch.setattr(app.live, "watch", silent)
-    answer = client.get(f"/games/{game_id}/stream")
-    assert answer.status_code == 200 and answer.mimetype == "text/event-stream"
-    assert answer.get_data(as_text=True) == ": connected\n\nretry: 1000\n\n"
+    answers = [client.get(f"/games/{game_id}/stream") for _ in range(12)]
+    assert all(a.status_code == 200 and a.mimetype == "text/event-stream" for a in answers)
+    texts = [a.get_data(as_text=True) for a in answers]
+    assert all(re.fullmatch(r": connected\n\nretry: \d+\n\n", text) for text in texts), texts
+    hints = [int(text.split("retry: ")[1]) for text in texts]
+    # Issue 65, 3: each hint drawn from 1-5 s, so the streams a busy server ends come back spread out.
+    assert all(1000 <= hint <= 5000 for hint in hints) and len(set(hints)) > 1, hints
 
 
 def problem_events(text: str) -> list[dict]:

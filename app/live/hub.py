@@ -29,7 +29,17 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # how soon a new subscription is made, while waiting for notices
 EVENTS_PER_READ = 500
 SUBSCRIBE_SECONDS = 1.5  # a feed that does not confirm a subscription by then is down: 503 within about 2 s
+# A watcher gives up on its topic's subscription only once the listener, past the patience counted
+# from its asking the feed for the topic, found nothing more pending from the feed: the feed did not
+# answer. In a storm (thousands of streams opened at once) the listener is reached late, and a
+# stream that counted from its own start gave up on a subscription confirmed but not yet read. Past
+# this, a watcher gives up whatever the listener did (a listener that stopped).
+QUEUED_SECONDS = 60.0
 CLOSED = ("closed", None)
+# Changes a watcher may hold unread: a stream whose client reads slower than its game changes is
+# ended past this (with a reconnect hint: it resumes from its Last-Event-ID), so its backlog never
+# grows without bound; the others are never held up by it either way (a change is handed over, not written).
+BACKLOG = 256
 
 
 class Watcher:
@@ -39,10 +49,21 @@ class Watcher:
         self.game_id, self.seat, self.wants_events = game_id, seat, wants_events
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.subscribed = threading.Event()
+        self.dropped = False  # it fell BACKLOG changes behind: it is told CLOSED next
+
+    def hand(self, item):
+        if self.dropped:
+            return
+        if self.inbox.qsize() >= BACKLOG:
+            self.dropped = True
+            return
+        self.inbox.put(item)
 
     def next(self, timeout: float):
         """("change", (version, [(event id, type, rendered), ...] or None, those rendered joined in one
         text)), CLOSED, or None on timeout."""
+        if self.dropped:
+            return CLOSED
         try:
             return self.inbox.get(timeout=timeout)
         except queue.Empty:
@@ -57,6 +78,8 @@ class LiveHub:
         self._feed = feed
         self._watchers: defaultdict[str, set[Watcher]] = defaultdict(set)
         self._cursor: dict[str, int] = {}  # game id -> events read so far
+        self._asked_at: dict[str, float] = {}  # topic -> when the listener asked the feed for it (monotonic)
+        self._drained_at = 0.0  # when the listener last began a poll that found nothing pending
         self._behind: set[str] = set()  # topics to read again: their node was lost and they are subscribed anew
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -67,7 +90,8 @@ class LiveHub:
     def watch(self, game_id: str, seat: int | None = None, wants_events: bool = True,
               timeout: float = SUBSCRIBE_SECONDS) -> Watcher:
         """Register a watcher; it returns once the game's channel is subscribed, so a reader that
-        reads the game after this misses no change."""
+        reads the game after this misses no change. `timeout` counts from when the listener asks
+        the feed for the channel (shared by every watcher of the game)."""
         watcher = Watcher(game_id, seat, wants_events)
         with self._lock:
             if self._closed:
@@ -81,10 +105,20 @@ class LiveHub:
                 watcher.subscribed.set()
         if first:
             self._requests.put(("subscribe", game_id))
-        if not watcher.subscribed.wait(timeout):
+        if not self._subscribed_in_time(watcher, timeout):
             self.unwatch(watcher)
             raise redis.ConnectionError("the change feed did not answer")
         return watcher
+
+    def _subscribed_in_time(self, watcher: Watcher, patience: float) -> bool:
+        """Whether the watcher's topic got subscribed before the feed was found silent on it (see
+        QUEUED_SECONDS)."""
+        given_up_at = time.monotonic() + QUEUED_SECONDS
+        while not watcher.subscribed.wait(min(patience, max(0.0, given_up_at - time.monotonic()))):
+            asked = self._asked_at.get(watcher.game_id)
+            if time.monotonic() >= given_up_at or (asked is not None and self._drained_at >= asked + patience):
+                return False
+        return True
 
     def unwatch(self, watcher: Watcher):
         with self._lock:
@@ -138,9 +172,12 @@ class LiveHub:
             try:
                 self._apply_requests()
                 self._catch_up_behind()
+                polled_at = time.monotonic()
                 notice = self._feed.next_notice(POLL_SECONDS)
                 if notice:
                     self._on_notice(*notice)
+                else:
+                    self._drained_at = polled_at
             except StoreUnavailable as error:
                 log.warning("change feed could not read the store: %s", error)
                 time.sleep(RETRY_SECONDS)
@@ -169,10 +206,13 @@ class LiveHub:
                 if game_id in self._cursor:  # still subscribed: its last watcher left and a new one came
                     self._mark_subscribed(game_id)
                 else:
+                    self._asked_at[game_id] = time.monotonic()
                     self._feed.subscribe(game_id)
             elif action == "unsubscribe" and not watched and game_id in self._cursor:
                 self._feed.unsubscribe(game_id)
                 self._cursor.pop(game_id, None)
+            if not watched:
+                self._asked_at.pop(game_id, None)
 
     def _on_notice(self, kind, topic, version):
         if kind == "subscribed" and topic in self._cursor:
@@ -181,6 +221,7 @@ class LiveHub:
         elif kind == "subscribed":
             # The game's events are counted after subscribing, so none slips; a bot's watchers read its inbox.
             self._cursor[topic] = 0 if is_inbox(topic) else self.store.event_count(topic)
+            self._asked_at.pop(topic, None)
             self._mark_subscribed(topic)
         elif topic in self._cursor:
             self._changed(topic, version)
@@ -208,7 +249,7 @@ class LiveHub:
             with self._lock:
                 watchers = list(self._watchers.get(game_id, ()))
             for watcher in watchers:
-                watcher.inbox.put(("change", (None, None, None)))
+                watcher.hand(("change", (None, None, None)))
             return
         events: list[dict] = []
         while True:
@@ -226,4 +267,4 @@ class LiveHub:
                                for event in events for visible in (visible_event(event, watcher.seat),)]
                 rendered[watcher.seat] = (events_seen, "".join(text for _, _, text in events_seen))
             seen, joined = rendered.get(watcher.seat, (None, None)) if watcher.wants_events else (None, None)
-            watcher.inbox.put(("change", (version, seen, joined)))
+            watcher.hand(("change", (version, seen, joined)))

@@ -9,6 +9,7 @@ stopping server ends its streams with a reconnect hint.
 """
 
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,10 @@ from ..errors import ServiceError
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
 
-RECONNECT_HINT = "retry: 1000\n\n"  # ms: reconnect to another server at once when this one stops
+# ms: how long a client waits before it reconnects (EventSource's `retry:`), drawn anew for each
+# stream: the streams a stopping or busy server ends all at once then come back spread over four
+# seconds, not together (a storm of reconnects that one hint for all would make again).
+RECONNECT_MS = (1000, 5000)
 READ_PATIENCE = 30.0  # seconds a started stream keeps trying a read the store is too busy for (a storm)
 READ_RETRY = (0.1, 1.0)  # the first and the longest pause between those tries
 
@@ -68,6 +72,10 @@ _SHARED = SingleFlight()  # this process's reads for streams: a game's document,
 WATCH_PATIENCE = 10.0  # seconds a started stream waits for its game's subscription before it says reconnect
 
 
+def reconnect_hint() -> str:
+    return f"retry: {random.randint(*RECONNECT_MS)}\n\n"
+
+
 def sse(kind: str, data, event_id: int | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
@@ -98,7 +106,7 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
         except ServiceError as refused:
             yield sse("problem", problem_of(refused))
         except StoreUnavailable:  # the store, or the change feed, did not answer in time
-            yield RECONNECT_HINT
+            yield reconnect_hint()
     finally:
         metrics.OPEN_STREAMS.dec()
         if watcher is not None:
@@ -152,7 +160,7 @@ def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepaliv
             continue
         kind, payload = item
         if kind == "closed":
-            yield RECONNECT_HINT
+            yield reconnect_hint()
             return
         _, events, joined = payload
         if events and events[0][0] == last_event_id + 1:  # the usual case: the audience's one text, one write
@@ -206,10 +214,10 @@ def inbox_stream(hub, topic: str, read_after, after: str, keepalive: float, on_k
                 if on_keepalive is not None:
                     on_keepalive()
             elif item[0] == "closed":
-                yield RECONNECT_HINT
+                yield reconnect_hint()
                 return
     except StoreUnavailable:
-        yield RECONNECT_HINT
+        yield reconnect_hint()
     finally:
         if watcher is not None:
             hub.unwatch(watcher)
