@@ -53,9 +53,12 @@ def ceiling_app():
     return app
 
 
+HOST = "127.0.0.1"  # where the servers listen (--host); the client processes, forked, read it
+
+
 class Client:
     def __init__(self, port):
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=30)
 
     def call(self, method, path, body=None, headers=None):
         payload = json.dumps(body) if body is not None else None
@@ -155,18 +158,21 @@ def free_port():
 LIMITS = {"on": "1000000000", "off": "0"}  # on: counted on every request, never refusing here
 
 
-def start_server(redis_url: str, limits: str, args, app="app:create_app()") -> tuple[subprocess.Popen, int]:
-    port = free_port()
+def start_server(redis_url: str, limits: str, args, offset: int,
+                 app="app:create_app()") -> tuple[subprocess.Popen, int]:
+    """gunicorn under the production conf (app/gunicorn_conf.py), its shape from the options, on
+    `--port` + `offset` (a free port without `--port`)."""
+    port = args.port + offset if args.port else free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),
-         "--worker-class", args.worker_class, "--threads", str(args.threads), "--worker-connections", "1000",
-         "--chdir", str(ROOT), app],
+        [sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf", "--bind", f"{args.host}:{port}",
+         "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+         "--worker-connections", "1000", "--access-logfile", "/dev/null", "--chdir", str(ROOT), app],
         env={"REDIS_URL": redis_url, "PATH": "/usr/bin:/bin", "RONDA_RATE_LIMIT_PER_ADDRESS": LIMITS[limits],
              "RONDA_RATE_LIMIT_PER_TOKEN": LIMITS[limits], "RONDA_RATE_LIMIT_PER_BOT_TOKEN": LIMITS[limits]},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(200):
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            socket.create_connection((args.host, port), timeout=1).close()
             break
         except OSError:
             time.sleep(0.05)
@@ -222,6 +228,7 @@ def round_trips(redis_url: str, port: int, actions: int = 60) -> dict:
 
 
 def main():
+    global HOST
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=2, help="per slice")
@@ -230,12 +237,18 @@ def main():
     parser.add_argument("--worker-class", default="gevent", help="gevent (production) or gthread")
     parser.add_argument("--threads", type=int, default=16, help="threads per gthread worker")
     parser.add_argument("--profile", action="store_true", help="py-spy an API worker during the actions, limits on")
+    parser.add_argument("--host", default="127.0.0.1", help="the address the servers listen on")
+    parser.add_argument("--port", type=int, default=0,
+                        help="the servers' first port: limits on there, off one above, the ceiling two above "
+                             "(default: free ports)")
     args = parser.parse_args()
+    HOST = args.host
     from redis_server import RedisServer
     redis_server = RedisServer()
     redis_url = redis_server.start()
-    (limited, on_port), (free, off_port) = start_server(redis_url, "on", args), start_server(redis_url, "off", args)
-    bare, ceiling_port = start_server(redis_url, "off", args, "bench.api_load:ceiling_app()")
+    limited, on_port = start_server(redis_url, "on", args, 0)
+    free, off_port = start_server(redis_url, "off", args, 1)
+    bare, ceiling_port = start_server(redis_url, "off", args, 2, "bench.api_load:ceiling_app()")
     try:
         trips = round_trips(redis_url, on_port)
         print(f"Redis round trips with limits on (MONITOR, scripts' own commands left out): "

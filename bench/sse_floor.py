@@ -1,6 +1,6 @@
 """The fan-out floor for bench/streams.py: a bare gevent server, outside Flask and the app, that
 holds SSE sockets and, on `POST /send/<id>`, writes one payload to every one of them, answering
-the wall time its write began. Run: python bench/sse_floor.py PORT"""
+the wall time its write began. Run: python bench/sse_floor.py PORT [HOST]"""
 
 from gevent import monkey
 
@@ -43,4 +43,5 @@ def handle(sock, _address):
 
 
 if __name__ == "__main__":
-    StreamServer(("127.0.0.1", int(sys.argv[1])), handle, backlog=16384).serve_forever()
+    StreamServer((sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1", int(sys.argv[1])), handle,
+                 backlog=16384).serve_forever()
