@@ -121,6 +121,7 @@ def moves_made(service, game_id, auths: dict, count: int):
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_three_missed_turns_in_a_row_forfeit_the_game_to_the_player_who_stayed(service):
     game_id, people = matched_pair(service, turn_seconds=2)
     (stayer, (stayer_auth, stayer_seat)), (leaver, (leaver_auth, leaver_seat)) = people.items()
@@ -171,6 +172,7 @@ def test_a_player_has_one_live_ticket_across_every_pool(service):
     assert ticket(service, auth, rules={"preset": "traditional"}, players=4).json()["status"] == "waiting"
 
 
+@pytest.mark.slow
 def test_a_ticket_lives_while_its_player_is_there_and_a_gone_one_is_never_matched(service, redis_url):
     (_, here), (gone_id, gone) = player(service, "Here"), player(service, "Gone")
     stream = requests.get(f"{service}/players/me/stream", headers=here, stream=True, timeout=30)
@@ -239,6 +241,7 @@ def test_twenty_asks_from_both_seats_answer_one_next_game_each_asker_seated_and_
     assert len(offers) == 1  # the first ask offers it to the other player, once
 
 
+@pytest.mark.slow
 def test_a_decline_racing_an_accept_has_one_outcome(service):
     outcomes = []
     for _ in range(6):
@@ -269,6 +272,7 @@ def test_a_decline_racing_an_accept_has_one_outcome(service):
     print(json.dumps({"declined": outcomes.count(204), "accepted": outcomes.count(409)}))
 
 
+@pytest.mark.slow
 def test_a_throwaway_who_moves_once_then_walks_away_feeds_nobodys_rating(service):
     """Issue 61, 5: the farm of throwaway players (each moves once, then lets their timer forfeit a
     rated game against one account) moved that account 1500 → 2066 in 30 s. A forfeit now counts
@@ -286,6 +290,7 @@ def test_a_throwaway_who_moves_once_then_walks_away_feeds_nobodys_rating(service
     assert requests.get(f"{service}/players/{farmed[0]}").json()["ratings"] == []
 
 
+@pytest.mark.slow
 def test_a_game_every_person_left_is_abandoned_unrated(service):
     game_id, people = matched_pair(service, turn_seconds=1)
     auths = {seat: auth for _, (auth, seat) in people.items()}

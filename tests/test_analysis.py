@@ -102,6 +102,7 @@ def test_every_decision_is_listed_forced_ones_marked_best_and_accuracy_is_liches
         assert review.accuracy == pytest.approx(sum(min(100, max(0, a)) for a in lichess) / len(own), abs=0.05)
 
 
+@pytest.mark.slow
 def test_a_review_cut_short_goes_on_alike_from_where_it_stopped():
     """A worker killed mid-analysis: the next part starts at the next decision, and each decision's
     worlds come from its own seed, so the whole is what one run would have made."""
@@ -175,6 +176,7 @@ def test_analyses_count_on_the_apps_hourly_quota_and_stay_inside_the_app(analysi
     assert client.get(f"/games/{second}/analysis", headers=studio).json["code"] == "analysis_not_found"
 
 
+@pytest.mark.slow
 def test_a_match_s_games_are_analysed_and_reviewed_per_bot(analysing):
     client = analysing.test_client()
     match = client.post("/matches", json={"bots": ["greedy", "random"], "games": 2,

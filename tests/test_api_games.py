@@ -369,6 +369,7 @@ def test_http_conventions_location_www_authenticate_if_match_any_and_idempotent_
     assert again.json["id"] == first.json["id"]
 
 
+@pytest.mark.slow
 def test_opening_a_table_reads_the_same_bytes_at_50_and_at_8000_actions(app, client):
     """What the web client reads to open a game (app/static/client/game.js): the seat's view and
     the log from the current deal's first event (`deal_event_id`), never the whole log."""

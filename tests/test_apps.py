@@ -122,6 +122,7 @@ def test_an_apps_players_and_their_tokens_stay_in_their_app(base):
     assert [game["id"] for game in games] == [mine["id"]]
 
 
+@pytest.mark.slow
 def test_tickets_meet_only_tickets_of_their_app(base):
     (_, a_key), (_, b_key) = new_app(base, "A"), new_app(base, "B")
     (_, a_token), (_, b_token) = new_player(base, a_key), new_player(base, b_key, "Omar")
@@ -317,6 +318,7 @@ def test_a_client_key_plays_and_only_the_server_key_manages_the_apps_webhooks(ba
     assert requests.get(f"{base}/apps/me", headers=in_app(server_key)).json()["app"]["id"] == made["app"]["id"]
 
 
+@pytest.mark.slow
 def test_each_key_rotates_alone_a_replayed_creation_answers_the_same_keys_and_a_revocation_is_undone(base):
     created = [requests.post(f"{base}/admin/apps", json={"name": "Replayed"},
                              headers=operator(**{"Idempotency-Key": "make-it-once"})) for _ in range(2)]

@@ -44,6 +44,7 @@ def test_games_expire_by_status_and_every_write_renews_them(redis_url):
     assert active_id not in [g["id"] for g in listed]
 
 
+@pytest.mark.slow
 def test_a_move_noted_as_due_goes_with_its_game(redis_url):
     """A turn timer of an hour notes a move due in an hour, and the game lives as long as its
     timer (active time after the timer). A game gone before its note (evicted under maxmemory,

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 import uuid
 
+import pytest
+
 from app.ops.keys import changes_channel
 from http_helpers import act, create, seat_view
 
@@ -53,6 +55,7 @@ def test_a_watcher_that_comes_as_the_last_one_leaves_is_still_served(app, client
         hub.unwatch(watcher)
 
 
+@pytest.mark.slow
 def test_a_listener_held_busy_loses_no_watcher_that_its_feed_answered(app, client, monkeypatch):
     """Issue 65, 3: watchers of eight games open at once with 0.2 s of patience, and the listener
     is held busy half a second on each game it hears subscribed (as a loop busy with a storm holds it):

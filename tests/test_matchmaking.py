@@ -241,6 +241,7 @@ def test_the_sweep_reads_only_the_tickets_due_whatever_the_number_waiting(mm_app
     assert SWEEP_LIMIT <= looked_at < 2000, looked_at
 
 
+@pytest.mark.slow
 def test_a_ticket_whose_player_expired_is_never_matched(redis_url):
     """Players kept one second when idle: a ticket outlives its player by no more than that (its
     presence grace is never longer than a player's idle time), so nobody is seated with them."""

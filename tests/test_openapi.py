@@ -111,6 +111,7 @@ def _events_of_whole_games():
     yield {"id": 1, "type": "seat_taken", "seat": 1, "name": "Youssef"}
 
 
+@pytest.mark.slow
 def test_every_event_is_exactly_one_kind_of_the_event_union_and_its_schema_keeps_every_field():
     spec = json.loads(SPEC_PATH.read_text())
     kinds = event_validators(spec)  # checks that matching its own kind is matching the union

@@ -231,6 +231,7 @@ def test_a_forfeited_match_frees_its_unplayed_games_from_the_clients_cap(redis_u
                        environ_base=address).status_code == 202
 
 
+@pytest.mark.slow
 def test_registering_is_limited_per_address_and_unused_bots_expire(redis_url):
     from app import create_app
     app = create_app({"REDIS_URL": redis_url, "BOT_DISPATCH": "inprocess", "BOT_REGISTRATIONS_PER_HOUR": 3,

@@ -259,6 +259,7 @@ def all_notices(client, token):
     return found
 
 
+@pytest.mark.slow
 def test_a_rematch_is_one_next_game_whoever_asks_with_the_next_dealer(client):
     amina, amina_token = new_player(client)
     _omar, omar_token = new_player(client, "Omar")
@@ -290,6 +291,7 @@ def test_a_rematch_is_one_next_game_whoever_asks_with_the_next_dealer(client):
     assert client.delete(f"/games/{game['id']}/rematch", headers=bearer(omar_token)).json["code"] == "rematch_started"
 
 
+@pytest.mark.slow
 def test_an_anonymous_seat_takes_its_rematch_seat_with_its_old_seat_token(client):
     game, tokens = create(client, seats=[{"type": "human", "name": "Nadia"}, {"type": "human", "name": "Karim"}])
     play_to_the_end(client, game, tokens, random.Random(4))

@@ -4,6 +4,7 @@ test's own (a script's own commands are not round trips: MONITOR marks them lua)
 import threading
 import time
 
+import pytest
 import redis
 
 from app import create_app
@@ -126,6 +127,7 @@ def test_a_checked_token_is_checked_again_after_a_day_or_half_its_accounts_idle_
     assert AccountTokens(b"secret", "bot", "rbot.", idle_ttl=3600).recheck_seconds == 1800
 
 
+@pytest.mark.slow
 def test_a_listing_of_finished_games_reads_their_lines_not_their_packed_records(own_redis):
     """Issue 50: a finished game is packed with the line a listing shows of it; listing finished
     games (and a player's) reads those lines in one pipeline and never the compressed record."""

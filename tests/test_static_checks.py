@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -18,6 +20,7 @@ def test_ruff_finds_nothing_in_the_service_its_tests_or_its_benchmarks():
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing_in_the_service():
     checked = run("mypy", "--no-incremental", "--cache-dir", "/dev/null")  # packages from pyproject.toml
     assert checked.returncode == 0, checked.stdout + checked.stderr

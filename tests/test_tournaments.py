@@ -510,6 +510,7 @@ def test_a_tournament_of_bots_plays_inside_an_app_as_in_the_public_one(server, w
     assert sum(row["games"] for row in found["standings"]) == 4  # two games, each counted for both
 
 
+@pytest.mark.slow
 def test_looks_at_once_tell_each_person_of_each_game_once(server):
     """Issue 64, 5: two looks at one moment each created a pairing's game and each told its
     people (6 notices for 4 games): now only the look that wrote the game tells them."""
@@ -544,6 +545,7 @@ def test_first_seats_are_balanced_as_colours_are(app):
     assert len(doc["rounds"]) == 7 and sorted(firsts) == [3, 3, 3, 3, 4, 4, 4, 4], firsts
 
 
+@pytest.mark.slow
 def test_people_withdraw_come_back_and_enter_late_and_the_owner_cancels(server):
     """Issue 64, 3 and 4: withdraw before and during; late entry into an arena (a Swiss only before
     half its rounds); `max_entrants`; the owner (and nobody else) cancels, games in play ending

@@ -150,6 +150,7 @@ def refused_within(call, status=401, attempts=200):
     raise AssertionError(f"still {answer.status_code}: {answer.text}")
 
 
+@pytest.mark.slow
 def test_a_device_is_signed_out_alone_and_then_every_other_on_every_process(studio, apis):
     external = unique("user")
     phone, tablet, laptop = (studio.sign_in(external, device=d) for d in ("phone", "tablet", "laptop"))
@@ -170,6 +171,7 @@ def test_a_device_is_signed_out_alone_and_then_every_other_on_every_process(stud
     assert [t["label"] for t in studio.client("GET", "/players/me/tokens", phone["token"]).json()] == ["phone"]
 
 
+@pytest.mark.slow
 def test_create_players_first_token_keeps_working_until_revoked_and_a_token_can_expire(studio, apis):
     made = studio.client("POST", "/players", json={"name": "Omar"}).json()
     first = made["token"]
@@ -306,6 +308,7 @@ def traces(redis_url: str, needles: list[str]) -> list[str]:
             if any(form in value for value in values_of(client, key) for form in forms)]
 
 
+@pytest.mark.slow
 def test_an_erased_player_leaves_no_trace_of_their_name_or_external_id(studio, redis_url):
     external, name, old_name = unique("ext"), unique("Zanzibar"), unique("Quux")
     webhook = studio.server("POST", "/apps/me/webhooks", json={"url": "http://127.0.0.1:9/hook",
@@ -353,6 +356,7 @@ def test_an_erased_player_leaves_no_trace_of_their_name_or_external_id(studio, r
     assert again["created"] is True and again["player"]["id"] != erased_id
 
 
+@pytest.mark.slow
 def test_an_erasure_racing_the_players_moves_ends_with_the_game_resigned_and_anonymous(studio, apis, redis_url):
     name = unique("Racer")
     racer, omar = studio.sign_in(unique("user"), name=name), studio.sign_in(unique("user"), name="Omar")

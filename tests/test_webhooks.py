@@ -555,6 +555,7 @@ def test_an_endpoint_that_gives_no_answer_is_paused_and_no_other_delivery_waits_
         deployment.close()
 
 
+@pytest.mark.slow
 def test_an_answer_whose_head_the_deadline_cut_is_a_failed_attempt_whatever_its_status_line_said():
     """Issue 62, 1: a receiver that answers `HTTP/1.1 200 OK` at once, then trickles its headers,
     was recorded delivered (http.client ends a head cut short without a word and keeps the 200)."""

@@ -366,6 +366,7 @@ def test_a_rating_lost_after_its_game_was_recorded_is_applied_once_by_the_reconc
     assert after["random"]["games"] - before.get("random", {}).get("games", 0) == 2
 
 
+@pytest.mark.slow
 def test_a_match_dealt_from_its_creators_seed_is_never_rated(rq_app):
     matches = rq_app.services.matches
     match = matches.create_match({"bots": ["expert", "random"], "games": 2, "seed": "my-own-seed",
