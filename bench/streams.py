@@ -17,8 +17,9 @@ reconnecting after a deploy): refused (an answer other than 200, or closed befor
 closed without a byte, first byte and snapshot p50/p99 from the first connect.
 
 Run: .venv/bin/python bench/streams.py [--streams 1000,5000,10000] [--storm 1000,10000] [--profile]
-[--host H] [--port P] [--floor-port P]; a storm's stream that waits past --storm-patience (60 s) is
-counted as not served.
+[--host H] [--port P] [--floor-port P] [--wsgi-floor]; a storm's stream that waits past
+--storm-patience (60 s) is counted as not served. `--wsgi-floor` storms a bare WSGI app under the
+same gunicorn conf too (bench/wsgi_floor.py): what gunicorn alone costs a stream.
 Uses REDIS_URL when set, else starts redis-server (as the tests do). --profile needs py-spy
 (`.venv/bin/pip install py-spy`).
 """
@@ -283,6 +284,9 @@ def main():
     parser.add_argument("--host", default=HOST, help="the address both servers listen on")
     parser.add_argument("--port", type=int, default=0, help="the app's port (default: one free)")
     parser.add_argument("--floor-port", type=int, default=0, help="the floor server's port (default: one free)")
+    parser.add_argument("--wsgi-floor", action="store_true",
+                        help="storm a bare WSGI app under the same gunicorn conf too (bench/wsgi_floor.py)")
+    parser.add_argument("--wsgi-floor-port", type=int, default=0, help="its port (default: one free)")
     parser.add_argument("--storm-patience", type=float, default=STORM_PATIENCE,
                         help="seconds a storm's stream waits for its snapshot before it counts as not served")
     args = parser.parse_args()
@@ -299,6 +303,11 @@ def main():
            "RONDA_WORKER_CONNECTIONS": "12000"}
     gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                  "--access-logfile", "/dev/null"], cwd=ROOT, env=env)
+    wsgi_port = args.wsgi_floor_port or free_port()
+    bare_gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
+                                      "--access-logfile", "/dev/null", "bench.wsgi_floor:app"],
+                                     cwd=ROOT, env={**env, "RONDA_BIND": f"{HOST}:{wsgi_port}"}) if args.wsgi_floor \
+        else None
     floor_process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "sse_floor.py"), str(floor_port), HOST])
     time.sleep(3)
     connections = redis.Redis.from_url(redis_url)
@@ -324,6 +333,13 @@ def main():
                   + f", snapshot p99/floor {ratio:.2f} " + ("met (<= 1.5)" if ratio <= GOALS["ratio"]
                                                             else f"MISSED by {ratio / GOALS['ratio']:.2f}x"),
                   flush=True)
+            if bare_gunicorn is not None:
+                time.sleep(2)
+                bare = asyncio.run(storm(wsgi_port, count, ["/stream"]))
+                bare_snapshot = quantiles(bare["snapshot"])
+                print(f"  bare WSGI app under the same gunicorn conf: refused {bare['refused']}, snapshot p50 "
+                      f"{bare_snapshot[49] * 1000:.0f} ms, p99 {bare_snapshot[98] * 1000:.0f} ms "
+                      f"({bare_snapshot[98] / floor_snapshot[98]:.2f}x the floor)", flush=True)
             if spy is not None:
                 say_where_the_time_went(spy, f"the storm of {count}")
             time.sleep(2)
@@ -345,9 +361,10 @@ def main():
                 say_where_the_time_went(spy, f"{count} streams")
             time.sleep(1)
     finally:
-        for process in (gunicorn, floor_process):
-            process.terminate()
-            process.wait()
+        for process in (gunicorn, floor_process, bare_gunicorn):
+            if process is not None:
+                process.terminate()
+                process.wait()
         server.stop()
 
 
