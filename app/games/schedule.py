@@ -5,10 +5,13 @@ Each note lives in one of a few sets split by the game's bucket (app/ops/keys.py
 game's own slot: a sweeper reads every bucket in one pipeline.
 """
 
+import logging
 import time
 
-from ..ops.connection import RedisClient
+from ..ops.connection import RedisClient, StoreUnavailable
 from ..ops.keys import INDEX_BUCKETS, bucket_of, due_moves_key, reminders_due_key, settlement_owed_key
+
+log = logging.getLogger(__name__)
 
 # A move owed at `due` (ms) by game `member`: the earliest note is kept, and its score always
 # changes (one ms earlier when an earlier note stands), so a note made after a sweeper read the
@@ -51,6 +54,19 @@ class GameSchedule:
             self.redis.zadd(key, {game_id: int(due_at * 1000)}, gt=True)
         else:
             self._note_due_move(keys=[key], args=[game_id, int(due_at * 1000)])
+
+    def note_due_move_apart(self, game_id: str, due_at: float):
+        """The note a move's write makes first on a Redis Cluster, where the note's set is in another
+        slot, often on another shard: a shard that is down (a master lost, its replica not yet
+        promoted) would otherwise make every move of the games whose note it keeps a 503, though
+        their own shard answers. The write goes on without it: the game's own document says what
+        it owes (`move_due_at`), and the sweeper notes it again from there once it is overdue
+        (Sweeper.renote_from_listings), as it does for a note lost in a failover."""
+        try:
+            self.note_due_move(game_id, due_at)
+        except StoreUnavailable as error:
+            log.warning("the move owed by game %s is not noted (%s): the sweeper notes it from the game", game_id,
+                        error)
 
     def moves_due_before(self, seconds_since_epoch: float, limit: int) -> list[tuple[str, int]]:
         """(game id, due time in ms) of the moves due before the given time, oldest first."""

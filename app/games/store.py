@@ -265,10 +265,11 @@ class GameStore:
                         previous_status: str, due_at: float | None = None) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict.
         `due_at`: the move the new state owes is noted for the sweeper, before the write: in the
-        same script on one Redis, first and on its own on a cluster (its set is in another slot)."""
+        same script on one Redis, first and on its own on a cluster (its set is in another slot,
+        and a shard down there does not stop the write: GameSchedule.note_due_move_apart)."""
         keys = [state_key(game_id), events_key(game_id), changes_channel(game_id)]
         if due_at is not None and isinstance(self.redis, redis.RedisCluster):
-            self.schedule.note_due_move(game_id, due_at)
+            self.schedule.note_due_move_apart(game_id, due_at)
         elif due_at is not None:
             keys.append(due_moves_key(bucket_of(game_id)))
         (outcome, version), replicated = self._written(
