@@ -531,6 +531,44 @@ def test_looks_at_once_tell_each_person_of_each_game_once(server):
         assert len(told) == len(set(told)) == 1, told  # round one: one game each, told once
 
 
+def test_a_notice_the_store_did_not_take_stays_owed_and_the_next_look_tells_it_once(app, client, monkeypatch):
+    """Issue 64, 5: a tournament's notice is owed until told. The inbox write of a round's first
+    notice fails (the store answers no more): the others are told, that one stays owed, and the
+    next look tells it. Each person is told of each game once."""
+    import redis as redis_module
+    people = [client.post("/players", json={"name": name}).json for name in ("Nadia", "Omar")]
+    made = client.post("/tournaments", json={"format": "round_robin", "entrants": ["random"], "starts_in_seconds": 1,
+                                             "turn_seconds": 60, "games_per_pairing": 1,
+                                             "rules": {"preset": "simple"}}).json
+    for created in people:
+        assert client.post(f"/tournaments/{made['id']}/entrants",
+                           headers={"Authorization": f"Bearer {created['token']}"}).status_code == 200
+    store, failed = app.services.players.store, []
+    notify = store.notify
+
+    def fails_once(player_id, notice, once=None):
+        if not failed and notice["type"] == "tournament_round":
+            failed.append(player_id)
+            raise redis_module.ConnectionError("the store answered no more")
+        return notify(player_id, notice, once)
+
+    monkeypatch.setattr(store, "notify", fails_once)
+    time.sleep(1.1)
+    started = client.get(f"/tournaments/{made['id']}").json
+    assert started["status"] == "running" and failed
+    owed = app.services.tournaments.store.owed(made["id"])
+    assert [(n["player_id"], n["notice"]["type"]) for n in owed] == [(failed[0], "tournament_round")]
+    client.get(f"/tournaments/{made['id']}")  # the next look tells it
+    client.get(f"/tournaments/{made['id']}")  # and one more tells nothing again
+    assert app.services.tournaments.store.owed(made["id"]) == []
+    games = {game_id for r in started["rounds"] for t in r["pairings"] for game_id in (t["games"] or [])}
+    for created in people:
+        notices = client.get("/players/me/notices", query_string={"after": "0-0", "wait_seconds": 0},
+                             headers={"Authorization": f"Bearer {created['token']}"}).json["notices"]
+        told = [n["game_id"] for n in notices if n["type"] == "tournament_round"]
+        assert len(told) == len(set(told)) == 1 and set(told) <= games, told
+
+
 def test_first_seats_are_balanced_as_colours_are(app):
     """Issue 64, 2: with one game a pairing, a round robin's entrant 0 sat first in all 7 of its
     pairings; now whoever has had the first seat less often takes it: 3 or 4 times in 7 each."""

@@ -149,7 +149,8 @@ class WebhookService:
         """One delivery to each of the app's endpoints that takes `event_type`. The public app has
         none (it has no key to register them with). A store that fails loses this message only.
         `once`: the message's key; published again, it makes no second delivery while the first is
-        kept, and one of the same id after."""
+        kept, and one of the same id after. A keyed message is not given up when the store fails:
+        the error goes to the caller, which publishes it again later."""
         if app_id == PUBLIC_APP:
             return
         try:
@@ -160,6 +161,8 @@ class WebhookService:
             for endpoint in endpoints:
                 self._deliver(app_id, endpoint["id"], event_type, body, once)
         except StoreUnavailable:
+            if once:
+                raise
             log.warning("could not note the %s webhook of app %s", event_type, app_id)
 
     def send_test(self, app_id: str, endpoint_id: str) -> dict:

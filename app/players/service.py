@@ -185,12 +185,16 @@ class PlayerService:
         app's webhooks that take its type. If the store fails, the game itself still says what
         happened when read. `once`: the notice's key, for a notice told again until it is known
         told (a tournament's): the inbox keeps one per key, and each endpoint gets one delivery per
-        key, its `webhook-id` the same however often it is told (a receiver that lost Redis's last
-        second with us may see that id twice, and drops the second as Standard Webhooks asks)."""
+        key, its `webhook-id` the same however often it is told (after our Redis lost its last
+        second, a receiver may see that id twice, and drops the second as Standard Webhooks asks).
+        Such a notice is not given up when the store fails: the error goes to its teller, which
+        tells it again later."""
         notice = {**notice, "at": time.time()}
         try:
             self.store.notify(player_id, notice, once)
         except StoreUnavailable:
+            if once:
+                raise
             log.warning("could not tell player %s of %s", player_id, notice["type"])
         self.webhooks.publish(app_of(player_id), notice["type"], {"player_id": player_id, **notice},
                               once and f"{player_id}:{once}")

@@ -6,12 +6,16 @@ left unpaid, add nothing (the player's inbox keeps one per key, a webhook endpoi
 per key). A process killed between the save and the telling, or a Redis that lost its last second,
 leaves the notice owed: said by the next look, never lost, never twice."""
 
+import logging
 from collections.abc import Callable
 
+from ..ops.connection import StoreUnavailable
 from ..players.service import PlayerService
 from .document import OwedNotice, TournamentDocument
 from .rounds import CANCELLED, FINISHED, RUNNING, _games_of, _seated, person_of
 from .store import TournamentStore
+
+log = logging.getLogger(__name__)
 
 
 class Telling:
@@ -26,11 +30,18 @@ class Telling:
 
     def tell_owed(self, tournament_id: str):
         """Tell what the tournament owes its people (once each, whoever else tells it too), then
-        mark it paid. Its games are created first: a notice never names a game not yet there."""
-        owed = self.store.owed(tournament_id)
-        for notice in owed:
-            self.players.notify(notice["player_id"], notice["notice"], notice["once"])
-        self.store.paid(tournament_id, owed)
+        mark what was told paid. Its games are created first: a notice never names a game not yet
+        there. A notice the store could not take stays owed, for the next look."""
+        told = []
+        for notice in self.store.owed(tournament_id):
+            try:
+                self.players.notify(notice["player_id"], notice["notice"], notice["once"])
+            except StoreUnavailable:
+                log.warning("tournament %s: %s to %s stays owed (the store failed)", tournament_id,
+                            notice["notice"]["type"], notice["player_id"])
+                continue
+            told.append(notice)
+        self.store.paid(tournament_id, told)
 
     def _game_notices(self, doc: TournamentDocument, number: int, k: int) -> list[OwedNotice]:
         """`tournament_round` to each person at the table's newest game."""
