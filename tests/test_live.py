@@ -92,6 +92,30 @@ def test_a_listener_held_busy_loses_no_watcher_that_its_feed_answered(app, clien
                 hub.unwatch(outcome)
 
 
+def test_a_subscription_whose_first_count_the_store_failed_is_counted_again_and_its_watcher_served(
+        app, client, monkeypatch):
+    """Issue 65, 3: the listener counts a game's events once its channel is subscribed; when the
+    store fails that read (a busy loop's read timing out), the count is tried again, and the
+    watcher waiting on the subscription is served within its patience, not told to reconnect."""
+    import redis as redis_module
+    hub, store = app.live, app.services.store
+    game, _ = create(client)
+    counted, failed = store.event_count, []
+
+    def fails_once(game_id):
+        if not failed:
+            failed.append(game_id)
+            raise redis_module.TimeoutError("the read timed out")
+        return counted(game_id)
+
+    monkeypatch.setattr(store, "event_count", fails_once)
+    watcher = hub.watch(game["id"], timeout=2.0)
+    try:
+        assert failed == [game["id"]] and watcher.subscribed.is_set()
+    finally:
+        hub.unwatch(watcher)
+
+
 def test_a_watcher_that_falls_behind_is_told_to_reconnect_and_holds_up_no_other(app, client, monkeypatch):
     """Issue 65, 2: a stream whose client stops reading holds at most BACKLOG changes (here 2),
     then is ended (CLOSED: its stream sends a reconnect hint and resumes by Last-Event-ID); a

@@ -81,6 +81,7 @@ class LiveHub:
         self._asked_at: dict[str, float] = {}  # topic -> when the listener asked the feed for it (monotonic)
         self._drained_at = 0.0  # when the listener last began a poll that found nothing pending
         self._behind: set[str] = set()  # topics to read again: their node was lost and they are subscribed anew
+        self._uncounted: set[str] = set()  # topics subscribed whose events are not counted yet (the store failed)
         self._requests: queue.SimpleQueue = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
@@ -171,6 +172,7 @@ class LiveHub:
         while not self._closed and not self._idle():
             try:
                 self._apply_requests()
+                self._count_subscribed()
                 self._catch_up_behind()
                 polled_at = time.monotonic()
                 notice = self._feed.next_notice(POLL_SECONDS)
@@ -208,9 +210,10 @@ class LiveHub:
                 else:
                     self._asked_at[game_id] = time.monotonic()
                     self._feed.subscribe(game_id)
-            elif action == "unsubscribe" and not watched and game_id in self._cursor:
+            elif action == "unsubscribe" and not watched and (game_id in self._cursor or game_id in self._uncounted):
                 self._feed.unsubscribe(game_id)
                 self._cursor.pop(game_id, None)
+                self._uncounted.discard(game_id)
             if not watched:
                 self._asked_at.pop(game_id, None)
 
@@ -219,12 +222,21 @@ class LiveHub:
             # Subscribed again after its node was lost: what changed meanwhile is read now.
             self._behind.add(topic)
         elif kind == "subscribed":
-            # The game's events are counted after subscribing, so none slips; a bot's watchers read its inbox.
-            self._cursor[topic] = 0 if is_inbox(topic) else self.store.event_count(topic)
-            self._asked_at.pop(topic, None)
-            self._mark_subscribed(topic)
+            self._uncounted.add(topic)
+            self._count_subscribed()
         elif topic in self._cursor:
             self._changed(topic, version)
+
+    def _count_subscribed(self):
+        """Each newly subscribed game's events counted, after subscribing so that none slips (a
+        bot's or player's watchers read their inbox), and its watchers let go. A count the store
+        failed is tried again each pass: until then the topic's watchers wait (their patience
+        runs), and a later watcher of it is not left waiting on a subscription nobody finishes."""
+        for topic in list(self._uncounted):
+            self._cursor[topic] = 0 if is_inbox(topic) else self.store.event_count(topic)
+            self._uncounted.discard(topic)
+            self._asked_at.pop(topic, None)
+            self._mark_subscribed(topic)
 
     def _catch_up_behind(self):
         """Topics whose notices may have been missed: treat each as changed (until its store answers)."""
