@@ -87,8 +87,8 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
     except (ValueError, RuntimeError):  # the library's word for "no pairing": the arbiter's case
         return None
     rank = {entrant: (-score.get(entrant, 0.0), entrant) for entrant in field}  # higher ranked: lower
-    tables: list[Table] = [_seated(tuple(entrant - 1 for entrant in (row["white_id"], row.get("black_id")) if entrant),
-                                   colours, rank, first_white) for row in paired]
+    tables: list[Table] = [_with_colours(tuple(entrant - 1 for entrant in (row["white_id"], row.get("black_id"))
+                                               if entrant), colours, rank, first_white) for row in paired]
     met_before = {frozenset(pair) for pair in met}
     seated = [entrant for table in tables for entrant in table]
     single = [table for table in tables if len(table) == 1]
@@ -101,8 +101,8 @@ def dutch_round(field: Sequence[int], history: Sequence[Sequence[Played]], round
 ABSOLUTE, STRONG, MILD = 3, 2, 1  # a colour preference's strength (C.04.3 A.6)
 
 
-def _seated(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[float, int]],
-            first_white: bool) -> Table:
+def _with_colours(pair: Table, colours: dict[int, list[str]], rank: dict[int, tuple[float, int]],
+                  first_white: bool) -> Table:
     """White first, by C.04.3's colour allocation (E.1-E.5): both preferences granted; else the
     stronger one (of two absolute ones, the wider colour difference's); else the colours of the
     last round the two had different ones, swapped; else the higher-ranked's preference; else the

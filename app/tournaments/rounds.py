@@ -99,7 +99,7 @@ class Rounds:
     def count_game(self, doc: TournamentDocument, table: TableDocument, game: dict):
         """A game of a table with people is over: a game won to each entrant of the winning camp;
         then the next game, or the table's result."""
-        order = _seated(table, len(_games_of(table)) - 1)
+        _, _, order = newest_game(table)
         outcome = game.get("outcome") or {}
         missed = outcome.get("reason") in ("forfeit", "aborted") and outcome.get("seat") is not None
         if doc["format"] == ARENA and missed:
@@ -242,6 +242,13 @@ def _games_of(table: TableDocument) -> list[str]:
     """A table with a person: its games so far."""
     assert table["games"] is not None, "a table with a person plays games of its own"
     return table["games"]
+
+
+def newest_game(table: TableDocument) -> tuple[str, int, list[int]]:
+    """A table with a person: its newest game's id, its index among the table's games, and the
+    entrant at each of its seats."""
+    games = _games_of(table)
+    return games[-1], len(games) - 1, _seated(table, len(games) - 1)
 
 
 def _first_seats(doc: TournamentDocument) -> Counter[int]:

@@ -7,7 +7,7 @@ from ..games.seating import Seating
 from ..games.service import GameService
 from ..matches.service import MatchService
 from .document import TableDocument, TournamentDocument
-from .rounds import _games_of, _seated, person_of
+from .rounds import newest_game, person_of
 
 
 class Tables:
@@ -33,10 +33,9 @@ class Tables:
     def _open_game(self, doc: TournamentDocument, table: TableDocument):
         """The pairing's next game between its people (and a built-in bot, if one is in it); they
         are told of it by app/tournaments/telling.py, once it is there."""
-        game_id, index = _games_of(table)[-1], len(_games_of(table)) - 1
+        game_id, _, order = newest_game(table)
         if self.games.find(game_id) is not None:
             return
-        order = _seated(table, index)
         seats, owners = [], {}
         for seat, entrant in enumerate(doc["entrants"][e] for e in order):
             if (player_id := person_of(entrant)) is not None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from ..ops.connection import StoreUnavailable
 from ..players.service import PlayerService
 from .document import OwedNotice, TournamentDocument
-from .rounds import CANCELLED, FINISHED, RUNNING, _games_of, _seated, person_of
+from .rounds import CANCELLED, FINISHED, RUNNING, newest_game, person_of
 from .store import TournamentStore
 
 log = logging.getLogger(__name__)
@@ -48,8 +48,7 @@ class Telling:
         table = doc["rounds"][number]["pairings"][k]
         if table["match_id"]:
             return []
-        game_id, index = _games_of(table)[-1], len(_games_of(table)) - 1
-        order = _seated(table, index)
+        game_id, index, order = newest_game(table)
         return [{"player_id": player_id, "once": f"tournament_round:{game_id}",
                  "notice": {"type": "tournament_round", "tournament_id": doc["id"], "round": number,
                             "game": index, "game_id": game_id, "seat": seat,
