@@ -260,7 +260,7 @@ def test_a_worker_killed_mid_analysis_leaves_it_finished_by_the_next_and_live_bo
     try:
         bots = {"players": 2, "rules": {"preset": "simple", "target": 41},
                 "seats": [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "random"}]}
-        game_ids = [client.post("/games", json=bots).json["game"]["id"] for _ in range(2)]
+        game_ids = [client.post("/games", json=bots).json["game"]["id"] for _ in range(4)]
         wait_for(lambda: finished(client, game_ids), 120)
         for game_id in game_ids:
             assert client.post(f"/games/{game_id}/analysis").status_code == 202
