@@ -91,7 +91,8 @@ class Services:
         self.settlement = Settlement(self.store, self.players, self.ladders)
         self.writer = GameWriter(self.store, effects=(
             QueueOwedMove(self.dispatcher), PostTurns(self.accounts), HandOffMatch(self.dispatcher),
-            TellPlayers(self.players), self.reminders, self.settlement, PackFinished(self.store)))
+            TellPlayers(self.players), self.reminders, self.settlement, PackFinished(self.store)),
+            bot_stall_seconds=config["BOT_STALL_SECONDS"])
         seats = Seats(secret_key(config), BOTS, self.accounts, self.players)
         self.games = GameService(self.store, seats, self.writer, self.players)
         self.seating = Seating(self.games, seats, self.writer, self.players, config["RATED_TURN_SECONDS"],

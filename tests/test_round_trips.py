@@ -61,6 +61,38 @@ def test_a_humans_action_in_a_game_with_a_bot_costs_three_round_trips(own_redis)
     assert f"bot-{games[1][0]}-{games[1][2]['version'] + 1}".encode() in redis_client.lrange("rq:queue:trips", 0, -1)
 
 
+def test_an_action_in_a_timed_game_costs_two_round_trips_its_timer_being_the_games_note(own_redis):
+    """Issue 65, 4: read the game; write it with the next turn's timer noted in the same script.
+    Nothing is scheduled on the queue (RQ's scheduled-job MULTI was a third round trip): the note,
+    at the timer's end, is what the workers' sweep queues the timeout from."""
+    url = own_redis.url
+    app = create_app({"REDIS_URL": url, "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0, "BOT_QUEUE": "trips"})
+    client = app.test_client()
+    created = client.post("/games", json={"players": 2, "first_dealer": 1, "rules": {"preset": "simple"},
+                                          "turn_timeout_seconds": 60, "seats": [{"type": "human"}] * 2}).json
+    game_id, tokens = created["game"]["id"], {t["seat"]: t["token"] for t in created["tokens"]}
+
+    def act():
+        seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        view = client.get(f"/games/{game_id}/view", headers=headers).json
+        answer = client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                             headers={**headers, "If-Match": f'"{view["version"]}"'})
+        assert answer.status_code == 200
+    act()  # the process's scripts loaded
+    seat = client.get(f"/games/{game_id}").json["awaiting"][0]
+    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    view = client.get(f"/games/{game_id}/view", headers=headers).json
+    acted_at = time.time()
+    assert commands_of(url, lambda: client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                                                headers={**headers, "If-Match": f'"{view["version"]}"'})) \
+        == ["HMGET", "EVALSHA"]
+    noted = [redis.Redis.from_url(url).zscore(f"games:due_moves:{bucket}", game_id) for bucket in range(16)]
+    (score,) = [score for score in noted if score is not None]
+    assert score / 1000 <= acted_at + 60  # the earliest timer of the game: its first turn's, or this one's
+    assert not redis.Redis.from_url(url).keys("rq:scheduled:*")
+
+
 def test_a_players_action_costs_three_round_trips_and_their_view_one(own_redis):
     """Issue 50: a player token is checked against its player at most every CHECK_SECONDS per
     process (the check keeps the player alive; issue 63 made it 2 s, a revocation's bound), not on

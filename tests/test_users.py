@@ -539,7 +539,7 @@ def test_a_move_whose_note_a_failover_lost_is_noted_again_from_the_game_itself(s
         if services.store.redis.zscore(note, game["id"]) is not None:
             break
     assert services.store.redis.zscore(note, game["id"]) is not None
-    assert game["id"] in {game_id for game_id, _, _ in services.sweeper.stalled_games(0.1, limit=100_000)}
+    assert game["id"] in {game_id for game_id, _, _ in services.sweeper.due_moves(0.1, limit=100_000)}
     services.moves.expire_turn(game["id"], game["version"])  # what the queued timer job does
     assert app.test_client().get(f"/games/{game['id']}").json["outcome"]["reason"] == "aborted"
 

@@ -8,10 +8,11 @@ import uuid
 import pytest
 import redis
 from rq import Queue, SimpleWorker
+from rq.registry import ScheduledJobRegistry
 
 from app import create_app
 from app.bots import choose_action
-from app.jobs.dispatch import match_queue_name
+from app.jobs.dispatch import job_safe, match_queue_name
 from app.ops.connection import connect
 from app.ops.keys import bucket_of, due_moves_key, state_key
 from faults import start_worker
@@ -23,10 +24,10 @@ def queue_name():
     return f"bots-test-{uuid.uuid4().hex[:8]}"
 
 
-def app_on_rq(redis_url, queue_name):
+def app_on_rq(redis_url, queue_name, **config):
     # No rate limits: the killed-worker story polls for up to a minute and a half.
     return create_app({"REDIS_URL": redis_url, "BOT_QUEUE": queue_name, "BOT_DISPATCH": "rq",
-                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+                       "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0, **config})
 
 
 @pytest.fixture
@@ -105,7 +106,8 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     """On a Redis of its own: a sweep with no stall time owes every game of the store a move, and
     those of earlier tests are not this test's to play."""
     redis_url = own_redis.url
-    rq_app = app_on_rq(redis_url, queue_name)
+    stall = 0.2
+    rq_app = app_on_rq(redis_url, queue_name, BOT_STALL_SECONDS=stall)
     client = rq_app.test_client()
     sweeper, store = rq_app.services.sweeper, rq_app.services.store
     queue = Queue(queue_name, connection=connect(redis_url))
@@ -114,14 +116,14 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     humans_only = client.post("/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json["game"]["id"]
     noted = dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
     assert with_bot in noted and humans_only not in noted
+    assert with_bot not in [game_id for game_id, _, _ in sweeper.due_moves(stall)]  # its job has its stall first
     queue.empty()  # the bot's job is lost
-    time.sleep(0.01)
-    assert (with_bot, 1, "bot") in sweeper.stalled_games(0)
-    assert sweeper.redispatch_stalled(0) >= 1 and queue.count >= 1
+    time.sleep(stall + 0.05)
+    assert sweeper.dispatch_due(stall) >= 1 and f"bot-{job_safe(with_bot)}-1" in queue.get_job_ids()
     run_queue(redis_url, queue_name)
     assert client.get(f"/games/{with_bot}").json["awaiting"] == [0]  # the bot moved; the human is next
-    time.sleep(0.01)
-    assert with_bot not in [game_id for game_id, _, _ in sweeper.stalled_games(0)]
+    time.sleep(stall + 0.05)  # the note the queueing left, to look again after a stall
+    assert with_bot not in [game_id for game_id, _, _ in sweeper.due_moves(0)]
     assert with_bot not in dict(store.schedule.moves_due_before(time.time() + 1, 10_000))  # dropped on the way
 
 
@@ -200,16 +202,24 @@ def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, 
     assert matches.status(match["id"])["games_done"] == 1
 
 
-def test_a_turn_timer_is_an_rq_scheduled_job(rq_app, redis_url, queue_name):
+def test_a_turn_timer_is_the_games_note_and_the_sweep_queues_it_when_it_runs_out(own_redis, queue_name):
+    """A move's answer schedules nothing on the queue (no RQ scheduled job: one round trip less);
+    the write's note is the timer, and the workers' sweep queues the timeout once it has run out.
+    On a Redis of its own, so the sweep finds no earlier test's games."""
+    redis_url = own_redis.url
+    rq_app = app_on_rq(redis_url, queue_name)
     client = rq_app.test_client()
+    connection = connect(redis_url)
+    queue = Queue(queue_name, connection=connection)
     rv = client.post("/games", json={"players": 2, "turn_timeout_seconds": 1,
                                      "seats": [{"type": "human"}, {"type": "human"}]})
     game = rv.json["game"]
-    time.sleep(1.2)
-    connection = connect(redis_url)
-    SimpleWorker([Queue(queue_name, connection=connection)], connection=connection).work(
-        burst=True, with_scheduler=True
-    )
+    job_id = f"timeout-{job_safe(game['id'])}-{game['version']}"
+    assert ScheduledJobRegistry(queue=queue).get_job_ids() == [] and job_id not in queue.get_job_ids()
+    sweeper = rq_app.services.sweeper
+    assert game["id"] not in [game_id for game_id, _, _ in sweeper.due_moves(5)]  # not run out yet
+    time.sleep(1.1)
+    assert sweeper.dispatch_due(5) == 1 and job_id in queue.get_job_ids()
     run_queue(redis_url, queue_name)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
     # The first move never made: the timer's job aborts the game (tests/test_absence.py has the rest).
@@ -288,10 +298,10 @@ def test_a_move_owed_after_the_sweeper_read_its_note_is_never_forgotten(rq_app, 
         return loaded
 
     monkeypatch.setattr(store, "load", load_then_the_human_moves)
-    assert game_id not in [g for g, _, _ in sweeper.stalled_games(5)]  # it saw the game owing nothing
+    assert game_id not in [g for g, _, _ in sweeper.due_moves(5)]  # it saw the game owing nothing
     monkeypatch.setattr(store, "load", load)
     assert moved and store.redis.zscore(due_moves_key(bucket_of(game_id)), game_id) is not None
-    assert (game_id, view["version"] + 1, "bot") in sweeper.stalled_games(0)
+    assert (game_id, view["version"] + 1, "bot") in sweeper.due_moves(0)
 
 
 def test_re_dispatching_a_move_whose_job_still_waits_adds_no_second_job(rq_app, redis_url, queue_name):

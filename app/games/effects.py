@@ -5,8 +5,9 @@ from .seats import registered_bot_of
 
 
 class QueueOwedMove(AfterWrite):
-    """Queue the move the game now owes: a bot's at once, a turn timer's at its end. If the queue
-    cannot be reached the write still stands, and the sweeper queues it once it is overdue."""
+    """Queue the move the game now owes: a bot's at once; a turn timer is started (on RQ, the
+    write's note is the timer, and the sweep queues it at its end). If the queue cannot be
+    reached the write still stands, and the sweeper queues it once it is overdue."""
 
     def __init__(self, dispatcher):
         self.dispatcher = dispatcher
@@ -18,7 +19,7 @@ class QueueOwedMove(AfterWrite):
         if kind == "bot":
             self.dispatcher.bot_turn(written.doc["id"], written.version)
         else:
-            self.dispatcher.turn_timeout(written.doc["id"], written.version, delay)
+            self.dispatcher.start_turn_timer(written.doc["id"], written.version, delay)
 
 
 class PostTurns(AfterWrite):

@@ -65,6 +65,13 @@ def owed_move(doc: GameDocument, game: Game) -> tuple[str, float] | None:
     return None
 
 
+def sweep_at(owed_kind: str, due_at: float, bot_stall_seconds: float) -> float:
+    """When the sweeper looks at a game owing a move due at `due_at`: a turn timer when it runs out
+    (the note is the timer: nothing is queued for it before), a bot's move once it is overdue by
+    `bot_stall_seconds` (its job was queued with the write, and may have been lost)."""
+    return due_at + (bot_stall_seconds if owed_kind == "bot" else 0.0)
+
+
 def settles(doc: GameDocument) -> bool:
     """A finished game owes a settlement: its players' records, and its rating when rated."""
     return bool(doc.get("rated")) or any(seat.get("player") or seat.get("left_by") for seat in doc["seats"])

@@ -262,19 +262,19 @@ class GameStore:
         return int(version)
 
     def compare_and_set(self, game_id: str, expected: int, doc: GameDocument, events: list[dict],
-                        previous_status: str, due_at: float | None = None) -> int:
+                        previous_status: str, look_at: float | None = None) -> int:
         """Write `doc` as the next version if the game is still at `expected`; else VersionConflict.
-        `due_at`: the move the new state owes is noted for the sweeper, before the write: in the
-        same script on one Redis, first and on its own on a cluster (its set is in another slot,
+        `look_at`: the move the new state owes is noted for the sweeper to look at then, before the
+        write: in the same script on one Redis, first and on its own on a cluster (its set is in another slot,
         and a shard down there does not stop the write: GameSchedule.note_due_move_apart)."""
         keys = [state_key(game_id), events_key(game_id), changes_channel(game_id)]
-        if due_at is not None and isinstance(self.redis, redis.RedisCluster):
-            self.schedule.note_due_move_apart(game_id, due_at)
-        elif due_at is not None:
+        if look_at is not None and isinstance(self.redis, redis.RedisCluster):
+            self.schedule.note_due_move_apart(game_id, look_at)
+        elif look_at is not None:
             keys.append(due_moves_key(bucket_of(game_id)))
         (outcome, version), replicated = self._written(
             self._cas, game_id, keys, [expected, _dump(doc), self._ttl(doc), self.feed_commands[0],
-                                       int(due_at * 1000) if due_at is not None else 0, game_id, *map(_dump, events)])
+                                       int(look_at * 1000) if look_at is not None else 0, game_id, *map(_dump, events)])
         if outcome == -1:
             raise GameMissing(game_id)
         if outcome == 0:

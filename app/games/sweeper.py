@@ -7,7 +7,7 @@ from ..ops.keys import INDEX_BUCKETS
 from ..ops.scope import PUBLIC_APP
 from ..engine import game_from_dict
 from ..ops.connection import StoreUnavailable
-from .records import owed_move
+from .records import owed_move, sweep_at
 from .store import GameMissing
 
 log = logging.getLogger(__name__)
@@ -22,17 +22,19 @@ class Sweeper:
         self.store, self.dispatcher, self.app_ids = store, dispatcher, app_ids
         self._listing_place = (0, 0, 0)  # (app's place, bucket, offset) where the next pass reads
 
-    def stalled_games(self, older_than_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
-        """(game id, version, "bot" or "timer") of the games whose owed move is overdue by the
-        cut-off: its job may have been lost (or never queued: the store failed after the write).
+    def due_moves(self, bot_stall_seconds: float, limit: int = 1000) -> list[tuple[str, int, str]]:
+        """(game id, version, "bot" or "timer") of the moves to queue now: a turn timer that has
+        run out (the note is the timer: a move's write queues nothing for it), and a bot's move
+        overdue by `bot_stall_seconds` (its job, queued with the write, may have been lost, or never
+        queued: the store failed after the write).
 
         Only games noted as owing a move are read, oldest first. The note is a hint written
         before each write; the game's own document says what is owed and when: a game that owes
-        nothing now is dropped from the notes, one not due yet is noted again for its due time.
+        nothing now is dropped from the notes, one not due yet is noted again for when it is.
         """
-        stalled = []
+        due = []
         now = time.time()
-        for game_id, noted_at in self.store.schedule.moves_due_before(now - older_than_seconds, limit):
+        for game_id, noted_at in self.store.schedule.moves_due_before(now, limit):
             try:
                 version, doc = self.store.load(game_id)
             except GameMissing:
@@ -41,12 +43,15 @@ class Sweeper:
             owed = owed_move(doc, game_from_dict(doc["engine"], record_events=False))
             if owed is None:
                 self.store.schedule.forget_due_move(game_id, noted_at)
-            elif (doc.get("move_due_at") or 0) > now - older_than_seconds:
-                self.store.schedule.note_due_move(game_id, doc["move_due_at"], later=True)
+                continue
+            look_at = sweep_at(owed[0], doc.get("move_due_at") or 0.0, bot_stall_seconds)
+            if look_at > now:
+                self.store.schedule.note_due_move(game_id, look_at, later=True)
             else:
-                stalled.append((game_id, version, owed[0]))
-                self.store.schedule.note_due_move(game_id, now, later=True)  # looked at again after another stall
-        return stalled
+                due.append((game_id, version, owed[0]))
+                # looked at again after a stall: the job queued now may be lost too
+                self.store.schedule.note_due_move(game_id, now + bot_stall_seconds, later=True)
+        return due
 
     def renote_from_listings(self, older_than_seconds: float, limit: int = ACTIVE_GAMES_A_PASS) -> int:
         """Note again the move an active game owes, read from the game itself, when it is overdue by
@@ -75,21 +80,21 @@ class Sweeper:
                 noted += 1
         return noted
 
-    def redispatch_stalled(self, older_than_seconds: float) -> int:
-        """Dispatch each overdue move again (the dispatcher adds no job while one waits or runs);
-        one game's error is logged and the pass goes on (its note brings it back next pass)."""
-        stalled = self.stalled_games(older_than_seconds)
-        for game_id, version, kind in stalled:
+    def dispatch_due(self, bot_stall_seconds: float) -> int:
+        """Queue each move due (the dispatcher adds no job while one waits or runs); one game's
+        error is logged and the pass goes on (its note brings it back next pass)."""
+        due = self.due_moves(bot_stall_seconds)
+        for game_id, version, kind in due:
             try:
                 if kind == "bot":
                     self.dispatcher.bot_turn(game_id, version)
                 else:
-                    self.dispatcher.turn_timeout(game_id, version, 0)
+                    self.dispatcher.turn_timeout(game_id, version)
             except StoreUnavailable:
                 raise
             except Exception:
-                log.exception("re-dispatching the move of game %s failed", game_id)
-        return len(stalled)
+                log.exception("queueing the move of game %s failed", game_id)
+        return len(due)
 
     def prune_listings(self, limit: int = 1000) -> int:
         """Drop expired games from every app's listings, also those nobody lists (they would grow forever)."""

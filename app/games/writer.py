@@ -13,7 +13,8 @@ from ..errors import GameNotFound, OutcomeUnknown, StaleVersion
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
 from .document import DocumentExtras, GameDocument, MatchPlace, SeatDocument
-from .records import FINISHED, AfterWrite, Written, number_events, owed_move, settles, status_of, utc_now
+from .records import (FINISHED, AfterWrite, Written, number_events, owed_move, settles, status_of, sweep_at,
+                      utc_now)
 from .store import GameMissing, GameStore, LoadedGame, VersionConflict, WriteOutcomeUnknown
 
 log = logging.getLogger(__name__)
@@ -29,9 +30,11 @@ def found(game_id: str):
 
 
 class GameWriter:
-    def __init__(self, store: GameStore, effects: Sequence[AfterWrite] = ()):
+    def __init__(self, store: GameStore, effects: Sequence[AfterWrite] = (), bot_stall_seconds: float = 5.0):
+        """`bot_stall_seconds`: how long a bot's queued move may take before the sweeper queues it again."""
         self.store = store
         self.effects = tuple(effects)
+        self.bot_stall_seconds = bot_stall_seconds
 
     def create(self, game_id: str, game: Game, seat_docs: list[SeatDocument], events: list[dict],
                turn_timeout_seconds: int | None = None, dealing: str = "server",
@@ -49,9 +52,9 @@ class GameWriter:
             **(extra or {}),
         }
         owed = self._owed_move(doc, game)
-        due_at = doc["move_due_at"]
-        if due_at is not None:
-            self.store.schedule.note_due_move(doc["id"], due_at)  # before the write (see _owed_move)
+        look_at = self._sweep_at(doc, owed)
+        if look_at is not None:
+            self.store.schedule.note_due_move(doc["id"], look_at)  # before the write (see _owed_move)
         try:
             version = self.store.create(game_id, doc, number_events(doc, events))
         except WriteOutcomeUnknown:
@@ -77,7 +80,7 @@ class GameWriter:
         try:
             with found(doc["id"]):
                 version = self.store.compare_and_set(doc["id"], loaded.version, doc, numbered, previous,
-                                                     due_at=doc["move_due_at"])
+                                                     look_at=self._sweep_at(doc, owed))
         except VersionConflict as conflict:
             metrics.STALE_WRITES.inc()
             raise StaleVersion(conflict.current_version) from None
@@ -97,6 +100,10 @@ class GameWriter:
         owed = owed_move(doc, game)
         doc["move_due_at"] = None if owed is None else time.time() + owed[1]
         return owed
+
+    def _sweep_at(self, doc: GameDocument, owed: tuple[str, float] | None) -> float | None:
+        """When the sweeper looks at the game (records.sweep_at): its note's time."""
+        return None if owed is None else sweep_at(owed[0], doc["move_due_at"] or 0.0, self.bot_stall_seconds)
 
     def _after(self, written: Written):
         if written.doc["status"] == FINISHED and written.previous_status != FINISHED:

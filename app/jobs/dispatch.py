@@ -9,7 +9,6 @@ import queue
 import threading
 import zlib
 from collections.abc import Callable
-from datetime import timedelta
 
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, InvalidJobOperation, NoSuchJobError
@@ -113,14 +112,15 @@ class RQDispatcher:
             queue.enqueue(function, *args, job_id=job_id, unique=True, **options)
             self._registered.add(queue.key)
 
-    def turn_timeout(self, game_id: str, version: int, seconds: float):
-        """The timer's job at the end of the turn; at once when it is already over (the sweeper's)."""
-        job_id, queue = f"timeout-{job_safe(game_id)}-{version}", self._queues_of(game_id)[0]
-        if seconds > 0:
-            queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.expire_turn", game_id, version,
-                             job_id=job_id, **self.options)
-        else:
-            self._once(queue, "workers.jobs.expire_turn", (game_id, version), job_id)
+    def start_turn_timer(self, game_id: str, version: int, seconds: float):
+        """Nothing to queue: the write noted the game for the sweeper at the timer's end, and the
+        workers' sweep queues the timeout then (Sweeper.dispatch_due), so a move's answer waits on
+        no scheduling round trip."""
+
+    def turn_timeout(self, game_id: str, version: int):
+        """The timer's job, now: its turn has run out."""
+        self._once(self._queues_of(game_id)[0], "workers.jobs.expire_turn", (game_id, version),
+                   f"timeout-{job_safe(game_id)}-{version}")
 
     def deliver_webhook(self, app_id: str, delivery_id: str, lease: int):
         """An attempt of a delivery under one lease (`lease`: when it ends, ms), queued once: two
@@ -194,11 +194,13 @@ class InProcessDispatcher:
     def bot_turn(self, game_id: str, version: int):
         self.live.submit(lambda: tasks.play_bot_turn(self.services, game_id, version))
 
-    def turn_timeout(self, game_id: str, version: int, seconds: float):
-        timer = threading.Timer(seconds, self.live.submit,
-                                args=(lambda: tasks.expire_turn(self.services, game_id, version),))
+    def start_turn_timer(self, game_id: str, version: int, seconds: float):
+        timer = threading.Timer(seconds, self.turn_timeout, args=(game_id, version))
         timer.daemon = True
         timer.start()
+
+    def turn_timeout(self, game_id: str, version: int):
+        self.live.submit(lambda: tasks.expire_turn(self.services, game_id, version))
 
     def deliver_webhook(self, app_id: str, delivery_id: str, lease: int):
         self.webhook_work.submit(lambda: tasks.deliver_webhook(self.services, app_id, delivery_id))

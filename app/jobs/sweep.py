@@ -12,28 +12,27 @@ MATCHMAKING_SECONDS = 0.5
 
 
 def sweep_forever(services, stall_seconds: float, stop: threading.Event):
-    """No game or match stalls: a bot move or turn timer overdue by `stall_seconds` (its note read
-    again from the game itself when a failover lost it), or a match
+    """No game or match stalls: a turn timer that ran out is queued (a move's write queues nothing
+    for it), and a bot's move overdue by `stall_seconds` again (its note read again from the game
+    itself when a failover lost it), or a match
     that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
     MatchService.reconcile), and a finished game's settlement left noted for as long is made
     (app/players/effects.py), long turns' reminders are sent, running tournaments move on, and an
     analysis whose worker died goes on.
-    Quick play's tickets are grouped as their windows widen, and expire, and webhook deliveries
-    due are queued, every MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
+    Quick play's tickets are grouped as their windows widen, and expire, webhook deliveries and
+    moves due are queued, every MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
     Each part runs whatever the others met."""
     next_sweep = next_prune = 0.0
     while not stop.wait(MATCHMAKING_SECONDS):
         _swept("matchmaking", services.matchmaker.sweep)
         _swept("webhook deliveries", services.webhooks.sweep)
+        _swept("moves due", services.sweeper.dispatch_due, stall_seconds)
         if time.monotonic() < next_sweep:
             continue
         next_sweep = time.monotonic() + max(0.5, stall_seconds / 3)
         renoted = _swept("notes lost with a master", services.sweeper.renote_from_listings, stall_seconds)
         if renoted:
             log.warning("noted again %d overdue move(s) read from their games", renoted)
-        count = _swept("overdue moves", services.sweeper.redispatch_stalled, stall_seconds)
-        if count:
-            log.warning("re-dispatched %d overdue move(s)", count)
         _swept("stalled matches", services.matches.reconcile, stall_seconds)
         _swept("tournaments", services.tournaments.reconcile, stall_seconds)
         _swept("settlements", services.settlement.settle_noted, stall_seconds)
