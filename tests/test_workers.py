@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.registry import ScheduledJobRegistry
 
 from app import create_app
@@ -16,6 +16,7 @@ from app.jobs.dispatch import job_safe, match_queue_name
 from app.ops.connection import connect
 from app.ops.keys import bucket_of, due_moves_key, state_key
 from faults import start_worker
+from workers.runner import BotWorker
 from http_helpers import act, seat_view
 
 
@@ -35,19 +36,10 @@ def rq_app(redis_url, queue_name):
     return app_on_rq(redis_url, queue_name)
 
 
-class BurstWorker(SimpleWorker):
-    """RQ's SimpleWorker without its command channel: a burst run here takes no commands, and the
-    channel's listener (reading with RQ's 60 s timeout) could hold the run's teardown for a minute
-    before redis-py's stop() let it go."""
-
-    def subscribe(self):
-        pass
-
-
 def run_queue(redis_url, queue_name):
     connection = connect(redis_url)
     queues = [Queue(name, connection=connection) for name in (queue_name, match_queue_name(queue_name))]
-    BurstWorker(queues, connection=connection).work(burst=True)
+    BotWorker(queues, connection=connection).work(burst=True)  # the worker `ronda worker` runs
 
 
 def test_a_bot_moves_through_the_queue_then_waits_for_the_human(rq_app, redis_url, queue_name):

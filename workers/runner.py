@@ -47,7 +47,7 @@ PUBSUB_WAKE_SECONDS = 1.0
 REGISTER_AGAIN_SECONDS = 5.0
 # RQ's scheduler beats each second; one silent this long is dead (SIGKILLed, its host gone). RQ
 # itself waits out its lock (61 s) and then its next maintenance (10 minutes) before another worker
-# schedules: every turn timer of the deployment ran late meanwhile.
+# schedules: every scheduled job of the deployment (a failed job's retry) ran late meanwhile.
 SCHEDULER_SILENT_SECONDS = 5.0
 
 
