@@ -30,7 +30,7 @@ def found(game_id: str):
 
 
 class GameWriter:
-    def __init__(self, store: GameStore, effects: Sequence[AfterWrite] = (), bot_stall_seconds: float = 5.0):
+    def __init__(self, store: GameStore, effects: Sequence[AfterWrite], bot_stall_seconds: float):
         """`bot_stall_seconds`: how long a bot's queued move may take before the sweeper queues it again."""
         self.store = store
         self.effects = tuple(effects)
