@@ -8,6 +8,7 @@ import pytest
 import redis
 
 from app import create_app
+from app.ops.keys import bucket_of, due_moves_key
 
 
 def commands_of(url, do, whole=False) -> list[str]:
@@ -57,7 +58,7 @@ def test_a_humans_action_in_a_game_with_a_bot_costs_three_round_trips(own_redis)
     assert commands == ["HMGET", "EVALSHA", "EVALSHA"], commands
     # The move is noted for the sweeper and its job waits in the queue.
     redis_client = redis.Redis.from_url(url)
-    assert any(redis_client.zscore(f"games:due_moves:{bucket}", games[1][0]) for bucket in range(16))
+    assert redis_client.zscore(due_moves_key(bucket_of(games[1][0])), games[1][0]) is not None
     assert f"bot-{games[1][0]}-{games[1][2]['version'] + 1}".encode() in redis_client.lrange("rq:queue:trips", 0, -1)
 
 
@@ -72,24 +73,20 @@ def test_an_action_in_a_timed_game_costs_two_round_trips_its_timer_being_the_gam
                                           "turn_timeout_seconds": 60, "seats": [{"type": "human"}] * 2}).json
     game_id, tokens = created["game"]["id"], {t["seat"]: t["token"] for t in created["tokens"]}
 
-    def act():
+    def next_move():
+        """The awaited seat's first legal action, ready to send (its reads made here)."""
         seat = client.get(f"/games/{game_id}").json["awaiting"][0]
         headers = {"Authorization": f"Bearer {tokens[seat]}"}
         view = client.get(f"/games/{game_id}/view", headers=headers).json
-        answer = client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
-                             headers={**headers, "If-Match": f'"{view["version"]}"'})
-        assert answer.status_code == 200
-    act()  # the process's scripts loaded
-    seat = client.get(f"/games/{game_id}").json["awaiting"][0]
-    headers = {"Authorization": f"Bearer {tokens[seat]}"}
-    view = client.get(f"/games/{game_id}/view", headers=headers).json
+        return lambda: client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
+                                   headers={**headers, "If-Match": f'"{view["version"]}"'})
+    assert next_move()().status_code == 200  # the process's scripts loaded
+    move, answers = next_move(), []
     acted_at = time.time()
-    assert commands_of(url, lambda: client.post(f"/games/{game_id}/actions", json=view["legal_actions"][0],
-                                                headers={**headers, "If-Match": f'"{view["version"]}"'})) \
-        == ["HMGET", "EVALSHA"]
-    noted = [redis.Redis.from_url(url).zscore(f"games:due_moves:{bucket}", game_id) for bucket in range(16)]
-    (score,) = [score for score in noted if score is not None]
-    assert score / 1000 <= acted_at + 60  # the earliest timer of the game: its first turn's, or this one's
+    assert commands_of(url, lambda: answers.append(move())) == ["HMGET", "EVALSHA"]
+    assert answers[0].status_code == 200
+    score = redis.Redis.from_url(url).zscore(due_moves_key(bucket_of(game_id)), game_id)
+    assert score is not None and score / 1000 <= acted_at + 60  # the earliest timer: the first turn's, or this one's
     assert not redis.Redis.from_url(url).keys("rq:scheduled:*")
 
 

@@ -65,11 +65,11 @@ def owed_move(doc: GameDocument, game: Game) -> tuple[str, float] | None:
     return None
 
 
-def sweep_at(owed_kind: str, due_at: float, bot_stall_seconds: float) -> float:
-    """When the sweeper looks at a game owing a move due at `due_at`: a turn timer when it runs out
-    (the note is the timer: nothing is queued for it before), a bot's move once it is overdue by
-    `bot_stall_seconds` (its job was queued with the write, and may have been lost)."""
-    return due_at + (bot_stall_seconds if owed_kind == "bot" else 0.0)
+def sweep_at(doc: GameDocument, owed_kind: str, bot_stall_seconds: float) -> float:
+    """When the sweeper looks at a game owing a move (due at its `move_due_at`): a turn timer when
+    it runs out (the note is the timer: nothing is queued for it before), a bot's move once it is
+    overdue by `bot_stall_seconds` (its job was queued with the write, and may have been lost)."""
+    return (doc.get("move_due_at") or 0.0) + (bot_stall_seconds if owed_kind == "bot" else 0.0)
 
 
 def settles(doc: GameDocument) -> bool:

@@ -44,7 +44,7 @@ class Sweeper:
             if owed is None:
                 self.store.schedule.forget_due_move(game_id, noted_at)
                 continue
-            look_at = sweep_at(owed[0], doc.get("move_due_at") or 0.0, bot_stall_seconds)
+            look_at = sweep_at(doc, owed[0], bot_stall_seconds)
             if look_at > now:
                 self.store.schedule.note_due_move(game_id, look_at, later=True)
             else:

@@ -103,7 +103,7 @@ class GameWriter:
 
     def _sweep_at(self, doc: GameDocument, owed: tuple[str, float] | None) -> float | None:
         """When the sweeper looks at the game (records.sweep_at): its note's time."""
-        return None if owed is None else sweep_at(owed[0], doc["move_due_at"] or 0.0, self.bot_stall_seconds)
+        return None if owed is None else sweep_at(doc, owed[0], self.bot_stall_seconds)
 
     def _after(self, written: Written):
         if written.doc["status"] == FINISHED and written.previous_status != FINISHED:

@@ -12,16 +12,15 @@ MATCHMAKING_SECONDS = 0.5
 
 
 def sweep_forever(services, stall_seconds: float, stop: threading.Event):
-    """No game or match stalls: a turn timer that ran out is queued (a move's write queues nothing
-    for it), and a bot's move overdue by `stall_seconds` again (its note read again from the game
-    itself when a failover lost it), or a match
-    that has not moved for as long, gets what it is owed again (app/games/sweeper.py,
-    MatchService.reconcile), and a finished game's settlement left noted for as long is made
-    (app/players/effects.py), long turns' reminders are sent, running tournaments move on, and an
-    analysis whose worker died goes on.
-    Quick play's tickets are grouped as their windows widen, and expire, webhook deliveries and
-    moves due are queued, every MATCHMAKING_SECONDS. Once a minute the listings drop the games that expired.
-    Each part runs whatever the others met."""
+    """No game or match stalls. Every MATCHMAKING_SECONDS: quick play's tickets are grouped as
+    their windows widen, and expire; webhook deliveries due are queued; and so are the moves due
+    (app/games/sweeper.py): a turn timer that ran out (a move's write queues nothing for it), a
+    bot's move overdue by `stall_seconds` (its job lost). Every third of `stall_seconds`: a move
+    whose note a failover lost is noted again from the game itself, a match that has not moved for
+    as long gets what it is owed again (MatchService.reconcile), a finished game's settlement left
+    noted for as long is made (app/players/effects.py), long turns' reminders are sent, running
+    tournaments move on, and an analysis whose worker died goes on. Once a minute the listings
+    drop the games that expired. Each part runs whatever the others met."""
     next_sweep = next_prune = 0.0
     while not stop.wait(MATCHMAKING_SECONDS):
         _swept("matchmaking", services.matchmaker.sweep)
