@@ -203,23 +203,26 @@ def test_a_match_game_counts_once_even_if_its_job_runs_twice(rq_app, redis_url, 
     assert matches.status(match["id"])["games_done"] == 1
 
 
+@pytest.mark.slow
 def test_a_turn_timer_is_the_games_note_and_the_sweep_queues_it_when_it_runs_out(own_redis, queue_name):
     """A move's answer schedules nothing on the queue (no RQ scheduled job: one round trip less);
     the write's note is the timer, and the workers' sweep queues the timeout once it has run out.
-    On a Redis of its own, so the sweep finds no earlier test's games."""
+    On a Redis of its own, so the sweep finds no earlier test's games. The timer is 3 s, so that
+    the look before it runs out comes before it on a loaded machine too."""
     redis_url = own_redis.url
     rq_app = app_on_rq(redis_url, queue_name)
     client = rq_app.test_client()
     connection = connect(redis_url)
     queue = Queue(queue_name, connection=connection)
-    rv = client.post("/games", json={"players": 2, "turn_timeout_seconds": 1,
+    timer, created_at = 3, time.time()
+    rv = client.post("/games", json={"players": 2, "turn_timeout_seconds": timer,
                                      "seats": [{"type": "human"}, {"type": "human"}]})
     game = rv.json["game"]
     job_id = f"timeout-{job_safe(game['id'])}-{game['version']}"
     assert ScheduledJobRegistry(queue=queue).get_job_ids() == [] and job_id not in queue.get_job_ids()
     sweeper = rq_app.services.sweeper
     assert game["id"] not in [game_id for game_id, _, _ in sweeper.due_moves(5)]  # not run out yet
-    time.sleep(1.1)
+    time.sleep(max(0.0, created_at + timer + 0.1 - time.time()))
     assert sweeper.dispatch_due(5) == 1 and job_id in queue.get_job_ids()
     run_queue(redis_url, queue_name)
     events = client.get(f"/games/{game['id']}/events?after={game['event_count']}").json
