@@ -103,11 +103,13 @@ def test_bots_that_follow_each_other_play_a_whole_game(rq_app, redis_url, queue_
     assert final["status"] == "finished" and final["winner"] in (0, 1)
 
 
+@pytest.mark.slow
 def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(own_redis, queue_name):
     """On a Redis of its own: a sweep with no stall time owes every game of the store a move, and
-    those of earlier tests are not this test's to play."""
+    those of earlier tests are not this test's to play. The bots' stall is 2 s, so that the look
+    within it comes within it on a loaded machine too."""
     redis_url = own_redis.url
-    stall = 0.2
+    stall = 2.0
     rq_app = app_on_rq(redis_url, queue_name, BOT_STALL_SECONDS=stall)
     client = rq_app.test_client()
     sweeper, store = rq_app.services.sweeper, rq_app.services.store
@@ -115,7 +117,7 @@ def test_the_sweeper_reads_only_games_owing_a_move_and_redispatches_a_lost_turn(
     with_bot = client.post("/games", json={"players": 2, "first_dealer": 0, "seats": [
         {"type": "human"}, {"type": "bot", "bot": "greedy"}]}).json["game"]["id"]
     humans_only = client.post("/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json["game"]["id"]
-    noted = dict(store.schedule.moves_due_before(time.time() + 1, 10_000))
+    noted = dict(store.schedule.moves_due_before(time.time() + stall + 1, 10_000))
     assert with_bot in noted and humans_only not in noted
     assert with_bot not in [game_id for game_id, _, _ in sweeper.due_moves(stall)]  # its job has its stall first
     queue.empty()  # the bot's job is lost
