@@ -61,7 +61,11 @@ def ascii_integer(text: str) -> int | None:
 
 def header_integer(name: str) -> int | None:
     """A header holding a non-negative integer; None when absent; 422 otherwise."""
-    text = request.headers.get(name)
+    return integer_header(name, request.headers.get(name))
+
+
+def integer_header(name: str, text: str | None) -> int | None:
+    """Header `name`'s value `text` as header_integer reads it, wherever the header was read."""
     if text is None:
         return None
     value = ascii_integer(text.strip())
@@ -72,7 +76,12 @@ def header_integer(name: str) -> int | None:
 
 
 def header_turn_id(name: str) -> str | None:
-    text = (request.headers.get(name) or "").strip()
+    return turn_id_header(name, request.headers.get(name))
+
+
+def turn_id_header(name: str, text: str | None) -> str | None:
+    """Header `name`'s value `text` as a turn (or notice) id; None when absent; 422 otherwise."""
+    text = (text or "").strip()
     if text and not valid_turn_id(text):
         raise InvalidRequest(f"{name}: not a turn id (<ms>-<n>, each at most 2^64 - 1)", field=name)
     return text or None

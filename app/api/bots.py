@@ -1,16 +1,16 @@
 """/bots and /ratings: registered outside bots, their turns (SSE or long poll), the ladder, the levels."""
 
-from flask import current_app, url_for
+from flask import current_app, url_for, request
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..bots import LEVELS
 from ..live.feed import bot_topic
 from . import idempotency
-from .common import (BOT_TOKEN, bearer_token, documents_problems, inbox_response, live, request_address,
-                     services, token_first)
+from .live_streams import LAST_EVENT_ID_HEADER, turns_stream
+from .common import (BOT_TOKEN, bearer_token, documents_problems, live, request_address,
+                     services, streaming, token_first)
 from .smorest import Blueprint
-from .bodies import header_turn_id
 from .schemas import Answer, EntrantResult, GameView, PersonName, Record, TurnsQuery
 
 blp = Blueprint("bots", __name__, url_prefix="/bots", description="Outside bots: register, receive turns, get rated")
@@ -188,10 +188,7 @@ class MyTurnStream(MethodView):
         One `turn` per game version awaiting the bot, with the seat's view; `game_over` and
         `match_over` when a game or the match ends. Last-Event-ID resumes.
         """
-        service = services().accounts
-        bot_id = service.authenticate(bearer_token())
-        after = header_turn_id("Last-Event-ID") or service.recent_cursor()
-        return inbox_response(bot_topic(bot_id), lambda after: service.inbox_after(bot_id, after), after)
+        return streaming(turns_stream, bearer_token(), request.headers.get(LAST_EVENT_ID_HEADER))
 
 
 @blp.route("/<bot_id>")

@@ -7,7 +7,7 @@ from flask import Response, current_app, g, make_response, request
 from werkzeug.exceptions import BadRequest, UnprocessableEntity
 
 from ..errors import InvalidToken
-from ..live.streams import inbox_stream
+from ..live.streams import SSE_HEADERS, SSE_MEDIA_TYPE, Live
 from .bodies import ascii_integer
 from .schemas import Problem
 from .smorest import Blueprint
@@ -68,15 +68,10 @@ def answer_headers(response):
     return response
 
 
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-
-
-def inbox_response(topic: str, read_after, after: str, on_keepalive=None) -> Response:
-    """An inbox (a bot's turns, a player's notices) as Server-Sent Events, resumable after `after`;
-    `on_keepalive()` at each keep-alive (the reader is there)."""
-    stream = inbox_stream(live(), topic, read_after, after, current_app.config["SSE_KEEPALIVE_SECONDS"],
-                          on_keepalive)
-    return Response(stream, mimetype="text/event-stream", headers=SSE_HEADERS)
+def streaming(open_stream, *args) -> Response:
+    """A live stream (app/api/live_streams.py) as this app's answer: `open_stream(live, *args)`."""
+    stream = open_stream(Live(services(), live(), current_app.config["SSE_KEEPALIVE_SECONDS"]), *args)
+    return Response(stream, mimetype=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
 
 
 def request_address() -> str:
@@ -90,7 +85,12 @@ def bearer_token() -> str | None:
     acting = g.get("acting_token")
     if acting is not None:
         return acting
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return bearer_of(request.headers.get("Authorization", ""))
+
+
+def bearer_of(authorization: str) -> str | None:
+    """The token of an Authorization header's value, when it is a Bearer's."""
+    scheme, _, token = authorization.partition(" ")
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
@@ -109,14 +109,20 @@ TOKEN_NAMES = {"seatToken": "a seat token", "playerToken": "your player token (c
                "botToken": "a registered bot's token"}
 
 
+def missing_token(security: list[dict]) -> str:
+    """What a request without a token is told: the tokens the operation takes (its `security`)."""
+    schemes = {scheme for option in security for scheme in option}
+    names = " or ".join(name for scheme, name in TOKEN_NAMES.items() if scheme in schemes)
+    return f"send 'Authorization: Bearer <token>' with {names}"
+
+
 def token_first(security: list[dict]):
     """The token is judged before the rest of the request: a request without one is told so (401,
     naming the tokens the operation takes: its `security`) before anything else of it is read,
     and one whose body or query does not hold has its token judged before it hears so (a 401 or
     403 before a 400 or 422). A valid request's token is judged by the view, once."""
     schemes = {scheme for option in security for scheme in option}
-    names = " or ".join(name for scheme, name in TOKEN_NAMES.items() if scheme in schemes)
-    missing = f"send 'Authorization: Bearer <token>' with {names}"
+    missing = missing_token(security)
 
     def judge(token: str, kwargs: dict):
         if "seatToken" in schemes and "game_id" in kwargs:

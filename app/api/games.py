@@ -1,20 +1,18 @@
 """/games: create, list, view, claim seats, act, read events."""
 
-from flask import Response, current_app, url_for
+from flask import url_for, request
 from flask.views import MethodView
 
 from . import idempotency, schemas as s
 from .tenancy import admit_game, current_app_id
-from .bodies import header_integer
 from .events import ActionResult, Event
+from .live_streams import LAST_EVENT_ID_HEADER, game_stream
 from .common import (IF_MATCH, IF_NONE_MATCH, LAST_EVENT_ID, OPTIONAL_PLAYER_TOKEN, OPTIONAL_SEAT_TOKEN, SEAT_TOKEN,
                      bearer_token, documents_problems, etag_header, if_match_version, live, not_modified,
-                     services, token_first)
+                     services, streaming, token_first)
 from .smorest import Blueprint
-from ..live.streams import event_stream
 from ..review.service import analysis_view
 from .analysis_schemas import Analysis
-from .problems import problem_of
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Games as resources, one view per seat")
 
@@ -126,10 +124,7 @@ class Stream(MethodView):
         A `snapshot` (the view) first, then every `event` this viewer may see, each with its id; Last-
         Event-ID resumes without loss or duplicates. The stream ends with the game.
         """
-        stream = event_stream(services().games, live(), game_id, bearer_token(), header_integer("Last-Event-ID"),
-                              current_app.config["SSE_KEEPALIVE_SECONDS"], problem_of)
-        return Response(stream, mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return streaming(game_stream, game_id, bearer_token(), request.headers.get(LAST_EVENT_ID_HEADER))
 
 
 @blp.route("/<game_id>/replay")

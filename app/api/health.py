@@ -23,8 +23,8 @@ class Health(Answer):
     reasons = fields.List(fields.String(), metadata={"description": "why it is degraded, and what fails meanwhile"})
 
 
-def _health(reasons: list[str] | None = None) -> dict:
-    config = current_app.config
+def health_of(config, reasons: list[str] | None = None) -> dict:
+    """The health a probe is answered, for this process's configuration."""
     store = ("embedded" if config["EMBEDDED"] else "in-process" if not config["REDIS_URL"]
              else "redis cluster" if config["REDIS_CLUSTER_URL"] else "redis")
     if reasons:
@@ -41,7 +41,7 @@ class Live(MethodView):
 
         For liveness probes: 200 while the process serves requests.
         """
-        return _health()
+        return health_of(current_app.config)
 
 
 @blp.route("/ready")
@@ -57,7 +57,11 @@ class Ready(MethodView):
         at its maxmemory, read-only), or, with write replicas asked for (RONDA_WRITE_REPLICAS),
         while a master has fewer replicas whose sync is online: those writes answer 503.
         """
-        store = services().store
-        store.ping()
-        refusal = store.write_refusal()
-        return _health([*store.replication_gaps(), *([refusal] if refusal else [])])
+        return readiness(services().store, current_app.config)
+
+
+def readiness(store, config) -> dict:
+    """Whether this process can serve: its store answers (else StoreUnavailable), and what degrades it."""
+    store.ping()
+    refusal = store.write_refusal()
+    return health_of(config, [*store.replication_gaps(), *([refusal] if refusal else [])])

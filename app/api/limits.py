@@ -16,7 +16,7 @@ never fails a request here: it is then judged by this process's estimate.
 
 import hashlib
 import time
-from typing import NamedTuple, NoReturn
+from typing import NamedTuple
 
 from flask import g, request
 from flask_cors import CORS
@@ -33,12 +33,22 @@ CORS_EXPOSE_HEADERS = ["ETag", "Location", "X-Pagination", "Retry-After", "Idemp
                        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]
 
 
+CORS_METHODS = ["GET", "POST", "PATCH", "DELETE", "OPTIONS"]
+CORS_MAX_AGE = 600
 BOT_BEARER = f"Bearer {TOKEN_PREFIX}"
 
 
 class Budget(NamedTuple):
     scope: str  # "bot-token", "token" (a seat's) or "address"
     per_minute: int
+
+
+class Shown(NamedTuple):
+    """The budget an answer shows: requests a minute, left in this window, the window's end."""
+
+    limit: int
+    remaining: int
+    reset: int
 
 
 def budgets(config) -> list[Budget]:
@@ -60,47 +70,60 @@ class Limits:
         """Before a request: refuse it (429) if a budget it falls under is spent, else count it."""
         if request.method == "OPTIONS" or request.blueprint in self.exempt:
             return
+        g.rate_limit, refusal = self.judge(request.headers, request_address(), g.get("app_id"))
+        if refusal is not None:
+            raise refusal
+
+    def judge(self, headers, address: str, app_id: str | None) -> tuple[Shown | None, RateLimited | None]:
+        """Count a request with these headers, from this client address, in this app (None: outside
+        apps): the budget its answer shows, and the refusal (429) when a budget it falls under is spent."""
         # The app's server acting for a player counts on that player's budget, not on its own address.
-        authorization = request.headers.get("Authorization") or request.headers.get(ON_BEHALF_HEADER, "")
+        authorization = headers.get("Authorization") or headers.get(ON_BEHALF_HEADER, "")
         kind = "bot-token" if authorization.startswith(BOT_BEARER) else "token" if authorization else None
         token = f"{kind}:{hashlib.sha256(authorization.encode()).hexdigest()[:32]}" if kind else None
-        address = f"address:{request_address()}"
+        client = f"address:{address}"
         # A bot's requests count on its token, not its address (false bot tokens spent it: checked, not counted).
-        applying = [(budget, token if token is not None and budget.scope == kind else address)
+        applying = [(budget, token if token is not None and budget.scope == kind else client)
                     for budget in self.budgets
                     if budget.scope == kind or (budget.scope == "address" and kind != "bot-token")]
         window = WindowCounts.window(time.time())
-        if self.address and kind == "bot-token" and self.counts.estimate(address, window) >= self.address.per_minute:
-            _refuse(self.address, window)  # false bot tokens from this address spent its budget
+        if self.address and kind == "bot-token" and self.counts.estimate(client, window) >= self.address.per_minute:
+            return _refusal(self.address, window)  # false bot tokens from this address spent its budget
+        shown = None
         for index, (budget, name) in enumerate(applying):
             total = self.counts.spend(name, window, budget.per_minute)
             if total is None:
-                _refuse(budget, window)
+                return _refusal(budget, window)
             if index == 0:
-                g.rate_limit = (budget.per_minute, max(0, budget.per_minute - total), (window + 1) * WINDOW_SECONDS)
-        app_id = g.get("app_id")
+                shown = Shown(budget.per_minute, max(0, budget.per_minute - total), (window + 1) * WINDOW_SECONDS)
         per_minute = self.app_quotas(app_id)["requests_per_minute"] if app_id else 0
         if per_minute and self.counts.spend(f"app:{app_id}", window, per_minute) is None:
-            _refuse(Budget("app", per_minute), window)
+            return _refusal(Budget("app", per_minute), window)
+        return shown, None
 
     def after(self, response):
         """The headers of the budget shown; a false bot token costs its address."""
-        if response.status_code == 401 and self.address and request.headers.get("Authorization", "").startswith(
-                BOT_BEARER):
-            self.counts.add(f"address:{request_address()}", WindowCounts.window(time.time()))
-        shown = g.pop("rate_limit", None)
-        if shown is not None:
-            limit, remaining, reset = shown
-            response.headers["X-RateLimit-Limit"] = str(limit)
-            response.headers["X-RateLimit-Remaining"] = str(remaining)
-            response.headers["X-RateLimit-Reset"] = str(reset)
+        self.answered(response.status_code, request.headers, request_address())
+        response.headers.update(rate_limit_headers(g.pop("rate_limit", None)))
         return response
 
+    def answered(self, status: int, headers, address: str):
+        """A request was answered `status`: a false bot token (401) costs its address."""
+        if status == 401 and self.address and headers.get("Authorization", "").startswith(BOT_BEARER):
+            self.counts.add(f"address:{address}", WindowCounts.window(time.time()))
 
-def _refuse(budget: Budget, window: int) -> NoReturn:
-    g.rate_limit = (budget.per_minute, 0, (window + 1) * WINDOW_SECONDS)
-    raise RateLimited(f"more than {budget.per_minute} requests a minute for this {budget.scope}",
-                      retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())), budget=budget.scope)
+
+def rate_limit_headers(shown: Shown | None) -> dict:
+    if shown is None:
+        return {}
+    return {"X-RateLimit-Limit": str(shown.limit), "X-RateLimit-Remaining": str(shown.remaining),
+            "X-RateLimit-Reset": str(shown.reset)}
+
+
+def _refusal(budget: Budget, window: int) -> tuple[Shown, RateLimited]:
+    return Shown(budget.per_minute, 0, (window + 1) * WINDOW_SECONDS), RateLimited(
+        f"more than {budget.per_minute} requests a minute for this {budget.scope}",
+        retry_after=max(1, int((window + 1) * WINDOW_SECONDS - time.time())), budget=budget.scope)
 
 
 def install(app, counts: WindowCounts, exempt_blueprints, app_quotas):
@@ -109,8 +132,8 @@ def install(app, counts: WindowCounts, exempt_blueprints, app_quotas):
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:
-        CORS(app, origins=app.config["CORS_ORIGINS"], methods=["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-             max_age=600, allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
+        CORS(app, origins=app.config["CORS_ORIGINS"], methods=CORS_METHODS, max_age=CORS_MAX_AGE,
+             allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
         app.after_request(_varies_by_origin)
 
 

@@ -1,7 +1,7 @@
 """/players and /leaderboards: people who outlive a seat token, their games and notices, and the
 ladders of every pool."""
 
-from flask import g, url_for
+from flask import g, url_for, request
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
@@ -11,9 +11,9 @@ from ..live.feed import player_topic
 from ..players.notices import NOTICE_TYPES
 from . import idempotency
 from .tenancy import acting_player, current_app_id
-from .bodies import header_turn_id
-from .common import (PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, live, request_address,
-                     services, token_first)
+from .live_streams import LAST_EVENT_ID_HEADER, notices_stream
+from .common import (PLAYER_TOKEN, bearer_token, documents_problems, live, request_address,
+                     services, streaming, token_first)
 from .smorest import Blueprint
 from .player_schemas import NewTokenRequest, Player, PlayerToken, TokenCreated
 from .notices import PlayerNotice
@@ -299,12 +299,7 @@ class MyStream(MethodView):
         `ticket_expired`, `rematch_offered`, `rematch_declined` for every game and ticket of yours:
         a phone keeps this one connection. Last-Event-ID resumes.
         """
-        players = services().players
-        player_id = players.authenticate(bearer_token())
-        after = header_turn_id("Last-Event-ID") or players.recent_cursor()
-        matchmaker = services().matchmaker
-        return inbox_response(player_topic(player_id), lambda after: players.inbox_after(player_id, after), after,
-                              on_keepalive=lambda: matchmaker.present(player_id))
+        return streaming(notices_stream, bearer_token(), request.headers.get(LAST_EVENT_ID_HEADER))
 
 
 @blp.route("/<player_id>")

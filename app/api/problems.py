@@ -64,27 +64,34 @@ def problem_of(error) -> dict:
                           **error.details)
 
 
-def _from_typed(error):
+def typed_problem(error) -> tuple[dict, dict]:
+    """A typed error's answer, wherever it is served: its problem body and its headers."""
     status = _typed_status(error)
     retry_after = getattr(error, "retry_after", None) or RETRY_AFTER_SECONDS.get(status)
     headers = {"Retry-After": str(retry_after)} if retry_after else {}
     if status == 401:  # RFC 9110 §11.6.1: say how to authenticate
         headers["WWW-Authenticate"] = 'Bearer realm="ronda"'
-    return _answer(problem_of(error), headers)
+    return problem_of(error), headers
 
 
-def _store_unavailable(error):
-    current_app.logger.warning("store unavailable: %s", error)
-    return problem(503, "store_unavailable", "Service Unavailable",
-                   "the game store does not answer; nothing was changed, retry shortly",
-                   headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
+def unavailable_problem(error) -> tuple[dict, dict]:
+    """The answer to a store that does not answer, or takes no writes: its problem body and its headers."""
+    headers = {"Retry-After": RETRY_AFTER_SECONDS[503]}
+    if isinstance(error, CannotWrite):
+        return problem_fields(503, "store_cannot_write", "Service Unavailable",
+                              "the game store takes no writes for now (full, or read-only); nothing was changed, "
+                              "retry shortly"), headers
+    return problem_fields(503, "store_unavailable", "Service Unavailable",
+                          "the game store does not answer; nothing was changed, retry shortly"), headers
 
 
-def _store_cannot_write(error):
-    current_app.logger.warning("store takes no writes: %s", error)
-    return problem(503, "store_cannot_write", "Service Unavailable",
-                   "the game store takes no writes for now (full, or read-only); nothing was changed, "
-                   "retry shortly", headers={"Retry-After": RETRY_AFTER_SECONDS[503]})
+def _from_typed(error):
+    return _answer(*typed_problem(error))
+
+
+def _from_store(error):
+    current_app.logger.warning("store unavailable (%s): %s", type(error).__name__, error)
+    return _answer(*unavailable_problem(error))
 
 
 INVALID_JSON = "Invalid JSON body."  # webargs' message for a body it cannot parse
@@ -155,6 +162,5 @@ def register(app):
     app.register_error_handler(ServiceError, _from_typed)
     app.register_error_handler(HTTPException, _from_http)
     for unavailable in StoreUnavailable:
-        app.register_error_handler(unavailable, _store_cannot_write if unavailable in CannotWrite
-                                   else _store_unavailable)
+        app.register_error_handler(unavailable, _from_store)
     app.register_error_handler(Exception, _unexpected)

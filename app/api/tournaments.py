@@ -1,20 +1,19 @@
 """/tournaments: round robin, Swiss and arena, of bots and of people, with standings, a crosstable
 and a stream of their changes."""
 
-from flask import Response, url_for
+from flask import Response, url_for, request
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from ..errors import ServiceError
 from ..games.moves import MISSED_TURNS_TO_FORFEIT
-from ..live.feed import tournament_topic
 from ..tournaments.service import (ARENA, CANCELLED, DUTCH_FIELD, FINISHED, MAX_ENTRANTS, MOST_ENTRANTS, OPEN, PERSON,
                                    ROUND_ROBIN, RUNNING, SWISS)
 from . import idempotency
 from . import schemas as s
-from .bodies import header_turn_id
-from .common import (OPTIONAL_PLAYER_TOKEN, PLAYER_TOKEN, bearer_token, documents_problems, inbox_response, services,
-                     token_first)
+from .live_streams import LAST_EVENT_ID_HEADER, tournament_stream
+from .common import (OPTIONAL_PLAYER_TOKEN, PLAYER_TOKEN, bearer_token, documents_problems, services,
+                     streaming, token_first)
 from .smorest import Blueprint
 from .tenancy import current_app_id, server_app
 
@@ -273,8 +272,7 @@ class TournamentStream(MethodView):
         Starts with its last `standings`; Last-Event-ID resumes after that event (each `standings`
         is whole, so a reader far behind needs only the last).
         """
-        start, read_after = services().tournaments.events_after(tournament_id, header_turn_id("Last-Event-ID"))
-        return inbox_response(tournament_topic(tournament_id), read_after, start)
+        return streaming(tournament_stream, tournament_id, request.headers.get(LAST_EVENT_ID_HEADER))
 
 
 @blp.route("/<tournament_id>/withdraw")

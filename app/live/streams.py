@@ -14,10 +14,25 @@ import threading
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ServiceError
 from ..ops import metrics
 from ..ops.connection import StoreUnavailable
+
+if TYPE_CHECKING:
+    from .hub import LiveHub
+
+SSE_MEDIA_TYPE = "text/event-stream"
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}  # no cache or proxy holds the events back
+
+
+class Live(NamedTuple):
+    """What every stream of a process waits on: its services, its hub, its keep-alive period."""
+
+    services: Any  # app/wiring.py's Services, a layer above
+    hub: "LiveHub"
+    keepalive: float
 
 # ms: how long a client waits before it reconnects (EventSource's `retry:`), drawn anew for each
 # stream: the streams a stopping or busy server ends all at once then come back spread over four

@@ -17,8 +17,12 @@ _TERMINAL_STYLE = re.compile(r"\x1b\[[0-9;]*m")  # werkzeug colours its request 
 
 
 def assign_request_id():
-    offered = request.headers.get(REQUEST_ID_HEADER, "")
-    g.request_id = offered if _ACCEPTED_ID.fullmatch(offered) else uuid.uuid4().hex
+    g.request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
+
+
+def request_id_of(offered: str) -> str:
+    """The id of a request that offered `offered` (its X-Request-ID, or empty)."""
+    return offered if _ACCEPTED_ID.fullmatch(offered) else uuid.uuid4().hex
 
 
 def echo_request_id(response):
