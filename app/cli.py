@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from importlib.metadata import version
 
-from .embedded import DEFAULT_DATA_DIR
+from .ops.config import DEFAULT_DATA_DIR
 
 
 def serve(args):
@@ -63,6 +63,29 @@ def serve(args):
     use_json_logs()  # the same JSON lines as production, the request log included
     from .api.problems import ProblemRequestHandler
     app.run(host=args.host, port=args.port, threaded=True, request_handler=ProblemRequestHandler)
+
+
+def streams(args):
+    """The stream gateway: the live streams of the deployment REDIS_URL names (or of the `ronda
+    serve` running on --data-dir), apart from the API (docs/scaling.md)."""
+    from gevent import monkey
+    monkey.patch_all()  # first: the store's sockets and the hub's listener wait as greenlets
+    from .embedded import persistent_secret, served_store
+    from .gateway.server import run
+    from .ops.config import settings
+    from .ops.logs import use_json_logs
+    config = settings()
+    if not config["REDIS_URL"]:
+        data_dir = Path(args.data_dir).expanduser()
+        config["REDIS_URL"] = served_store(data_dir)
+        if not config["REDIS_URL"]:
+            sys.exit(f"ronda streams needs REDIS_URL, or a `ronda serve` running on {data_dir} (--data-dir)")
+        config["SECRET_KEY"] = config["SECRET_KEY"] or persistent_secret(data_dir)
+    elif not config["SECRET_KEY"]:
+        sys.exit("ronda streams needs RONDA_SECRET_KEY, the API's: it checks the seat tokens the API signs")
+    print(f"Ronda streams on http://{args.host}:{args.port}", file=sys.stderr)
+    use_json_logs()
+    run(config, args.host, args.port)
 
 
 def openapi(args):
@@ -291,6 +314,16 @@ def build_parser() -> argparse.ArgumentParser:
     cmd.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
                      help="where the embedded store keeps games without REDIS_URL (default: %(default)s)")
     cmd.set_defaults(run=serve)
+    cmd = commands.add_parser("streams", help="serve the live streams apart from the API (the stream gateway)",
+                              description="Serve the live streams (/games/{id}/stream, /players/me/stream, "
+                                          "/bots/me/stream, /tournaments/{id}/stream) from a server of their own "
+                                          "on REDIS_URL, with the API's RONDA_SECRET_KEY; a router sends those "
+                                          "paths here (docs/scaling.md). /health/ready answers as the API's.")
+    cmd.add_argument("--host", default="127.0.0.1")
+    cmd.add_argument("--port", type=int, default=8001)
+    cmd.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
+                     help="without REDIS_URL: the data directory of the running `ronda serve` (its default)")
+    cmd.set_defaults(run=streams)
     cmd = commands.add_parser("worker", help="run an RQ worker that computes bot moves",
                               description="Run an RQ worker for bot moves on REDIS_URL, with a sweeper that "
                                           "re-dispatches a bot turn whose job was lost (RONDA_BOT_STALL_SECONDS).")

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import redis
 
+from .ops.config import DEFAULT_DATA_DIR
 from .ops.lifelines import die_with
 
-DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 # A loaded machine, or a large append-only file to load, can keep the server from answering for a while.
 EMBEDDED_START_SECONDS = float(os.environ.get("RONDA_EMBEDDED_START_SECONDS", 120))
 MAX_SOCKET_PATH = 107  # bytes of a Unix socket's path (Linux's sun_path, less its NUL)

@@ -33,6 +33,7 @@ LAYERS = [
     ("app.live", "app.jobs"),  # streams and long polls; bot moves and sweeps queued for workers
     ("app.wiring",),  # the services built once and handed out
     ("app.api",),  # HTTP: blueprints, schemas, problems
+    ("app.gateway",),  # the live streams served by a server of their own (`ronda streams`)
     ("app.web", "app"),  # the Flask app (`app.create_app` builds it)
     ("workers",),  # the RQ worker process
     ("app.cli", "app.gunicorn_conf", "app.embedded"),  # process entry points: `ronda`, gunicorn, embedded Redis

@@ -124,11 +124,14 @@ def _flatten(messages, location=None, path=()):
     return [{"location": location, "field": ".".join(path) or None, "message": str(messages)}]
 
 
+UNEXPECTED = problem_fields(500, "internal_error", "Internal Server Error",
+                            "the server failed; what the request changed, if anything, is unknown: read the resource "
+                            "before acting again, or retry with the same Idempotency-Key")
+
+
 def _unexpected(error):
     current_app.logger.exception("unexpected error", exc_info=error)
-    return problem(500, "internal_error", "Internal Server Error",
-                   "the server failed; what the request changed, if anything, is unknown: read the resource "
-                   "before acting again, or retry with the same Idempotency-Key")
+    return _answer(UNEXPECTED)
 
 
 def http_problem(status: int, detail: str | None = None) -> bytes:

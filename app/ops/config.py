@@ -1,6 +1,7 @@
 """Configuration from the environment; every setting has a default that works on a laptop."""
 
 import os
+from pathlib import Path
 from typing import ClassVar
 
 DESCRIPTION = """Ronda, the Moroccan fishing card game, as a service.
@@ -13,6 +14,9 @@ with a stable `code`. The rules, every preset and option: [the rules page](/#/ru
 client to play in a browser: [/](/).
 """
 
+
+# Where `ronda serve` keeps its embedded store without REDIS_URL (app/embedded.py).
+DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ronda"
 
 class Config:
     API_TITLE = "Ronda"
@@ -170,6 +174,11 @@ class Config:
     TURN_REMINDER_FRACTION = float(os.environ.get("RONDA_TURN_REMINDER_FRACTION", 0.75))
     TURN_REMINDER_MIN_SECONDS = float(os.environ.get("RONDA_TURN_REMINDER_MIN_SECONDS", 3600))
     SSE_KEEPALIVE_SECONDS = float(os.environ.get("RONDA_SSE_KEEPALIVE_SECONDS", 15))
+    # The stream gateway's (`ronda streams`), under the names gunicorn's are set by (app/gunicorn_conf.py,
+    # which reads them itself, before any of the app is imported, and says why these): connections the
+    # kernel holds for accept, and how long a connection may take to send its request.
+    BACKLOG = int(os.environ.get("RONDA_BACKLOG", 16384))
+    KEEPALIVE_SECONDS = int(os.environ.get("RONDA_KEEPALIVE_SECONDS", 75))
 
 
 def settings() -> dict:
