@@ -18,7 +18,6 @@ from pathlib import Path
 
 import redis
 
-from .ops.config import DEFAULT_DATA_DIR
 from .ops.lifelines import die_with
 
 # A loaded machine, or a large append-only file to load, can keep the server from answering for a while.
