@@ -84,6 +84,7 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     in_process = app.config["BOT_DISPATCH"] == "inprocess" or not app.config["REDIS_URL"]
     services = wiring.Services(app.config, in_process)
     app.api, app.services, app.live = api, services, wiring.live_hub(services, render_event)
+    app.before_request(logs.assign_request_id)  # first: every answer carries it, a refusal of the app or a budget too
     tenancy.install(app)
     limits.install(app, services.window_counts, exempt_blueprints=[health.blp], app_quotas=services.apps.quotas)
 
@@ -112,7 +113,6 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     @app.before_request
     def before():
         g.started = time.perf_counter()
-        logs.assign_request_id()
         if request.method in ("POST", "PUT", "PATCH") and request.content_length and not request.is_json:
             raise UnsupportedMediaType("send the body as application/json")
         bodies.check_json_body()

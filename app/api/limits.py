@@ -132,9 +132,14 @@ def install(app, counts: WindowCounts, exempt_blueprints, app_quotas):
     app.before_request(limits.check)
     app.after_request(limits.after)
     if app.config["CORS_ORIGINS"]:
-        CORS(app, origins=app.config["CORS_ORIGINS"], methods=CORS_METHODS, max_age=CORS_MAX_AGE,
-             allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS)
+        CORS(app, **cors_options(app.config))
         app.after_request(_varies_by_origin)
+
+
+def cors_options(config) -> dict:
+    """flask-cors' options: the API's, and the stream gateway's (which runs flask-cors' own rules)."""
+    return {"origins": config["CORS_ORIGINS"], "methods": CORS_METHODS, "max_age": CORS_MAX_AGE,
+            "allow_headers": CORS_ALLOW_HEADERS, "expose_headers": CORS_EXPOSE_HEADERS}
 
 
 def _varies_by_origin(response):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Generator
 from typing import NamedTuple
 from urllib.parse import unquote
 
+from flask_cors.core import DEFAULT_OPTIONS, get_cors_headers, serialize_options
 from werkzeug.datastructures import Headers
 
 from ..engine.errors import RondaError
@@ -23,8 +24,7 @@ from ..ops.connection import StoreUnavailable
 from ..ops.logs import REQUEST_ID_HEADER, request_id_of
 from ..api.common import bearer_of
 from ..api.health import health_of, readiness
-from ..api.limits import (CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE, CORS_METHODS, Limits,
-                          rate_limit_headers)
+from ..api.limits import Limits, cors_options, rate_limit_headers
 from ..api.live_streams import LAST_EVENT_ID_HEADER, game_stream, notices_stream, tournament_stream, turns_stream
 from ..api.problems import (CODE_BY_STATUS, PROBLEM_MEDIA_TYPE, UNEXPECTED, problem_fields, typed_problem,
                             unavailable_problem)
@@ -33,6 +33,7 @@ from ..api.tenancy import enter
 log = logging.getLogger(__name__)
 JSON_MEDIA_TYPE = "application/json"
 SERVED_METHODS = "GET, HEAD, OPTIONS"
+NOT_HERE = "no such path on the stream gateway: it serves the live streams (the API serves the rest)"
 
 
 class Request(NamedTuple):
@@ -70,53 +71,55 @@ ROUTES = (
 class StreamGateway:
     def __init__(self, live: Live, config, limits: Limits):
         self.live, self.config, self.limits = live, config, limits
-        self.cors_origins = config["CORS_ORIGINS"]
+        self.cors = serialize_options({**DEFAULT_OPTIONS, **cors_options(config)}) if config["CORS_ORIGINS"] else None
 
     def answer(self, request: Request) -> Answer:
+        """As the API answers: the probes as they are; then, for any other path, the request's app
+        and its budgets are judged before its route (a 404 or a 405 counts as the API counts it)."""
         path = unquote(request.target.partition("?")[0], errors="replace")
         common = [("X-Content-Type-Options", "nosniff"),
                   (REQUEST_ID_HEADER, request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))),
                   *self._cors(request)]
         if path in ("/health/live", "/health/ready", "/metrics"):
             return self._probe(path, common)
-        for route in ROUTES:
-            found = route.pattern.fullmatch(path)
-            if found is not None:
-                answer = self._stream(route, found.groups()[0] if found.groups() else None, request, common)
-                metrics.REQUESTS.labels(route.rule, request.method, answer.status).inc()
-                return answer
-        return _problem(problem_fields(404, CODE_BY_STATUS[404], "Not Found",
-                                       "no such path on the stream gateway: it serves the live streams"), common)
+        route, path_id = _route(path)
+        if request.method == "OPTIONS" and route is not None:
+            return Answer(200, [("Allow", SERVED_METHODS), *common], b"")
+        answer = self._judged(route, path_id, request, common)
+        metrics.REQUESTS.labels(route.rule if route else "unmatched", request.method, answer.status).inc()
+        if isinstance(answer.body, bytes):
+            self.limits.answered(answer.status, request.headers, request.address)
+        return answer
 
-    def _stream(self, route: Route, path_id: str | None, request: Request, common) -> Answer:
-        if request.method == "OPTIONS":
-            return Answer(200, [*common, ("Allow", SERVED_METHODS), *self._preflight(request)], b"")
-        if request.method not in ("GET", "HEAD"):
-            return _problem(problem_fields(405, CODE_BY_STATUS[405], "Method Not Allowed",
-                                           "the live streams are read with GET"), [*common, ("Allow", SERVED_METHODS)])
+    def _judged(self, route: "Route | None", path_id: str | None, request: Request, common) -> Answer:
         shown = None
         try:
-            entered = enter(self.live.services, request.headers, {route.scoped_id: path_id} if route.scoped_id else {})
+            entered = enter(self.live.services, request.headers,
+                            {route.scoped_id: path_id} if route is not None and route.scoped_id else {})
             shown, refusal = self.limits.judge(request.headers, request.address, entered.app_id)
             if refusal is not None:
                 raise refusal
+            if route is None:
+                return _problem(problem_fields(404, CODE_BY_STATUS[404], "Not Found", NOT_HERE),
+                                [*common, *rate_limit_headers(shown).items()])
+            if request.method not in ("GET", "HEAD"):
+                return _problem(problem_fields(405, CODE_BY_STATUS[405], "Method Not Allowed",
+                                               "the live streams are read with GET"),
+                                [*common, ("Allow", SERVED_METHODS), *rate_limit_headers(shown).items()])
             token = entered.acting_token or bearer_of(request.headers.get("Authorization", ""))
             chunks = route.open(self.live, path_id, token, request.headers.get(LAST_EVENT_ID_HEADER))
         except (ServiceError, RondaError) as refused:
-            answer = _problem(*typed_problem(refused), [*common, *rate_limit_headers(shown).items()])
+            return _problem(*typed_problem(refused), [*common, *rate_limit_headers(shown).items()])
         except StoreUnavailable as error:
             log.warning("store unavailable (%s): %s", type(error).__name__, error)
-            answer = _problem(*unavailable_problem(error), common)
+            return _problem(*unavailable_problem(error), common)
         except Exception:
             log.exception("unexpected error")
-            answer = _problem(UNEXPECTED, common)
-        else:
-            if request.method == "HEAD":
-                chunks.close()
-            return Answer(200, [("Content-Type", f"{SSE_MEDIA_TYPE}; charset=utf-8"), *SSE_HEADERS.items(), *common,
-                                *rate_limit_headers(shown).items()], chunks)
-        self.limits.answered(answer.status, request.headers, request.address)
-        return answer
+            return _problem(UNEXPECTED, common)
+        if request.method == "HEAD":
+            chunks.close()
+        return Answer(200, [("Content-Type", f"{SSE_MEDIA_TYPE}; charset=utf-8"), *SSE_HEADERS.items(), *common,
+                            *rate_limit_headers(shown).items()], chunks)
 
     def _probe(self, path: str, common) -> Answer:
         if path == "/metrics":  # the deployment's figures; each tenant's are the API's operator's alone
@@ -130,24 +133,19 @@ class StreamGateway:
         return Answer(200, [("Content-Type", JSON_MEDIA_TYPE), *common], json.dumps(health).encode())
 
     def _cors(self, request: Request) -> list[tuple[str, str]]:
-        """As flask-cors answers the API's requests (app/api/limits.py): an allowed Origin is named."""
-        if not self.cors_origins:
+        """By flask-cors' own rules and the API's options (app/api/limits.py); answers vary by Origin."""
+        if self.cors is None:
             return []
-        origin = request.headers.get("Origin")
-        if origin is None or not ("*" in self.cors_origins or origin in self.cors_origins):
-            return [("Vary", "Origin")]
-        return [("Access-Control-Allow-Origin", "*" if "*" in self.cors_origins else origin),
-                ("Access-Control-Expose-Headers", ", ".join(CORS_EXPOSE_HEADERS)), ("Vary", "Origin")]
+        found = get_cors_headers(self.cors, request.headers, request.method)
+        return [*((name, str(value)) for name, value in found.items(multi=True)), ("Vary", "Origin")]
 
-    def _preflight(self, request: Request) -> list[tuple[str, str]]:
-        if not any(name == "Access-Control-Allow-Origin" for name, _ in self._cors(request)) or \
-                "Access-Control-Request-Method" not in request.headers:
-            return []
-        allowed = {name.lower() for name in CORS_ALLOW_HEADERS}
-        asked = [name.strip() for name in request.headers.get("Access-Control-Request-Headers", "").split(",")]
-        return [("Access-Control-Allow-Methods", ", ".join(sorted(CORS_METHODS))),
-                ("Access-Control-Allow-Headers", ", ".join(name for name in asked if name.lower() in allowed)),
-                ("Access-Control-Max-Age", str(CORS_MAX_AGE))]
+
+def _route(path: str) -> tuple[Route | None, str | None]:
+    for route in ROUTES:
+        found = route.pattern.fullmatch(path)
+        if found is not None:
+            return route, found.group(1) if found.groups() else None
+    return None, None
 
 
 def _problem(fields: dict, headers, common=()) -> Answer:

@@ -1,0 +1,287 @@
+"""Issue 65, item 1: the stream gateway (`ronda streams`) serves the live streams apart from the API,
+as the API serves them: the same bytes of every stream, the same resume, the same answers to what
+it refuses (problems, statuses, headers, CORS, rate limits, an app's scope and its server acting for
+its player), and it holds a storm while its loop cannot run. Each test runs the real processes: the
+API under gunicorn and the gateway, on one Redis."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+import requests
+
+from test_production_server import ROOT, free_port, raw_answer, read_to_close, read_until, start_gunicorn
+
+pytestmark = pytest.mark.slow  # processes started and stopped: left out of the fast loop
+
+OPERATOR_KEY = "operator-key-for-the-gateway-tests"
+ORIGIN = "https://table.example"
+TOKEN_BUDGET = 40  # a seat token's requests a minute (the rate-limit test spends one token's)
+
+
+def start_gateway(env, port) -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "streams", "--port",
+                                str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health/ready", timeout=1)
+            return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("ronda streams did not start")
+
+
+@pytest.fixture(scope="module")
+def env(redis_url):
+    return {**os.environ, "REDIS_URL": redis_url, "RONDA_SECRET_KEY": "gateway-tests-secret",
+            "RONDA_OPERATOR_KEY": OPERATOR_KEY, "RONDA_SSE_KEEPALIVE_SECONDS": "1", "RONDA_CORS_ORIGINS": ORIGIN,
+            "RONDA_BOT_DISPATCH": "inprocess", "RONDA_RATE_LIMIT_PER_TOKEN": str(TOKEN_BUDGET)}
+
+
+@pytest.fixture(scope="module")
+def fronts(env):
+    """(the API's base URL, the gateway's base URL, the gateway's process)"""
+    api_port, gateway_port = free_port(), free_port()
+    api = start_gunicorn(env, api_port)
+    gateway = start_gateway(env, gateway_port)
+    yield f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{gateway_port}", gateway
+    for process in (api, gateway):
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def new_game(api) -> tuple[str, list[str]]:
+    created = requests.post(f"{api}/games", json={"players": 2, "seats": [{"type": "human"}] * 2}).json()
+    return created["game"]["id"], [t["token"] for t in sorted(created["tokens"], key=lambda t: t["seat"])]
+
+
+def play(api, game_id, tokens, moves):
+    for _ in range(moves):
+        game = requests.get(f"{api}/games/{game_id}").json()
+        seat = game["awaiting"][0]
+        view = requests.get(f"{api}/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
+        answer = requests.post(f"{api}/games/{game_id}/actions", json=view["legal_actions"][0], headers={
+            "Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{view["version"]}"'})
+        assert answer.status_code == 200, answer.text
+
+
+def messages(base, path, headers, count) -> list[str]:
+    """The first `count` messages of a stream (keep-alive comments aside), as sent."""
+    found: list[str] = []
+    with requests.get(f"{base}{path}", headers=headers, stream=True, timeout=20) as stream:
+        assert stream.status_code == 200, stream.text
+        text = ""
+        for chunk in stream.iter_content(chunk_size=None, decode_unicode=True):
+            text += chunk
+            *complete, text = text.split("\n\n")
+            found += [message for message in complete if message != ": keep-alive"]
+            if len(found) >= count:
+                return found[:count]
+    raise AssertionError(f"the stream ended after {found}")
+
+
+def test_every_stream_of_a_game_is_the_same_bytes_from_the_gateway_as_from_the_api_and_resumes_alike(fronts):
+    api, gateway, _ = fronts
+    game_id, tokens = new_game(api)
+    play(api, game_id, tokens, 4)
+    events = requests.get(f"{api}/games/{game_id}").json()["event_count"]
+    for viewer in ({"Authorization": f"Bearer {tokens[0]}"}, {"Authorization": f"Bearer {tokens[1]}"}, {}):
+        first = messages(api, f"/games/{game_id}/stream", viewer, 2)  # ": connected", the snapshot
+        assert first[0] == ": connected" and "event: snapshot" in first[1]
+        assert messages(gateway, f"/games/{game_id}/stream", viewer, 2) == first
+        after = events // 2
+        resumed = messages(api, f"/games/{game_id}/stream", {**viewer, "Last-Event-ID": str(after)},
+                           1 + events - after)
+        assert [line.split("\n")[0] for line in resumed[1:]] == [f"id: {i}" for i in range(after + 1, events + 1)]
+        assert messages(gateway, f"/games/{game_id}/stream", {**viewer, "Last-Event-ID": str(after)},
+                        1 + events - after) == resumed
+
+
+def test_a_change_reaches_the_gateways_streams_once_each_in_order(fronts):
+    api, gateway, _ = fronts
+    game_id, tokens = new_game(api)
+    before = requests.get(f"{api}/games/{game_id}").json()["event_count"]
+    socks = [socket.create_connection(("127.0.0.1", int(gateway.rsplit(":", 1)[1])), timeout=20) for _ in range(30)]
+    for sock in socks:
+        sock.sendall(f"GET /games/{game_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        read_until(sock, b"event: snapshot", 1)
+    play(api, game_id, tokens, 2)
+    after = requests.get(f"{api}/games/{game_id}").json()["event_count"]
+    for sock in socks:
+        data = read_until(sock, f"id: {after}\n".encode(), 1)
+        ids = [int(line[4:]) for line in data.decode().split("\n") if line.startswith("id: ")]
+        assert ids == list(range(before + 1, after + 1))
+        sock.close()
+
+
+def answer_of(base, method, path, headers):
+    """(status, media type, problem code or None, the headers a client reads) of one request."""
+    with requests.request(method, f"{base}{path}", headers=headers, stream=True, timeout=20) as answer:
+        media = answer.headers.get("Content-Type", "").split(";")[0] if method != "OPTIONS" else None  # no body
+        code = answer.json()["code"] if media == "application/problem+json" else None
+        kept = {name: answer.headers.get(name) for name in (
+            "WWW-Authenticate", "Retry-After", "Access-Control-Allow-Origin", "Access-Control-Allow-Headers",
+            "Access-Control-Max-Age", "X-Content-Type-Options", "X-RateLimit-Limit", "Cache-Control")}
+        kept["Allow"] = sorted(answer.headers.get("Allow", "").replace(" ", "").split(","))
+        kept["Access-Control-Allow-Methods"] = sorted(
+            answer.headers.get("Access-Control-Allow-Methods", "").replace(" ", "").split(","))
+        kept["Access-Control-Expose-Headers"] = sorted(
+            answer.headers.get("Access-Control-Expose-Headers", "").replace(" ", "").split(","))
+        kept["Vary"] = "Origin" in answer.headers.get("Vary", "")
+        kept["X-Request-ID"] = answer.headers.get("X-Request-ID") == "asked-for-7"
+        return answer.status_code, media, code, kept
+
+
+def test_the_gateway_answers_every_refusal_and_header_as_the_api_does(fronts):
+    api, gateway, _ = fronts
+    made = requests.post(f"{api}/admin/apps", json={"name": "Cafe"},
+                         headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+    client_key, server_key = made["client_key"], made["server_key"]
+    app_player = requests.post(f"{api}/players", json={"name": "Amina"}, headers={"X-Ronda-App": client_key}).json()
+    app_game = requests.post(f"{api}/games", json={"players": 2}, headers={"X-Ronda-App": client_key}).json()
+    game_id, tokens = new_game(api)
+    asked = {"X-Request-ID": "asked-for-7"}
+    cases = [
+        ("GET", f"/games/{game_id}/stream", {"Origin": ORIGIN}),
+        ("GET", f"/games/{game_id}/stream", {"Origin": "https://elsewhere.example"}),
+        ("OPTIONS", f"/games/{game_id}/stream", {"Origin": ORIGIN, "Access-Control-Request-Method": "GET",
+                                                  "Access-Control-Request-Headers": "Authorization, Last-Event-ID"}),
+        ("HEAD", f"/games/{game_id}/stream", {"Authorization": f"Bearer {tokens[0]}"}),
+        ("POST", f"/games/{game_id}/stream", {}),
+        ("GET", f"/games/{game_id}/stream", {"Last-Event-ID": "seven"}),
+        ("GET", f"/games/{app_game['game']['id']}/stream", {}),  # another app's game
+        ("GET", f"/games/{app_game['game']['id']}/stream", {"X-Ronda-App": client_key}),
+        ("GET", f"/games/{game_id}/stream", {"X-Ronda-App": "rcli.not-a-key"}),
+        ("GET", "/players/me/stream", {}),
+        ("GET", "/players/me/stream", {"Authorization": "Bearer nobody"}),
+        ("GET", "/players/me/stream", {"Authorization": f"Bearer {app_player['token']}"}),  # no app named
+        ("GET", "/players/me/stream", {"Authorization": f"Bearer {app_player['token']}", "X-Ronda-App": client_key}),
+        ("GET", "/players/me/stream", {"X-Ronda-App": client_key, "Ronda-On-Behalf-Of": app_player["player"]["id"]}),
+        ("GET", "/players/me/stream", {"X-Ronda-App": server_key, "Ronda-On-Behalf-Of": app_player["player"]["id"]}),
+        ("GET", "/players/me/stream", {"X-Ronda-App": server_key, "Ronda-On-Behalf-Of": "no-such-player"}),
+        ("GET", "/players/me/stream", {"X-Ronda-App": server_key, "Ronda-On-Behalf-Of": app_player["player"]["id"],
+                                       "Origin": ORIGIN}),
+        ("GET", "/players/me/stream", {"Authorization": f"Bearer {app_player['token']}", "X-Ronda-App": client_key,
+                                       "Last-Event-ID": "not-an-id"}),
+        ("GET", "/bots/me/stream", {}),
+        ("GET", "/bots/me/stream", {"Authorization": "Bearer rbot.nothing"}),
+        ("GET", "/tournaments/nothing/stream", {}),
+        ("GET", "/games//stream", {}),
+    ]
+    differing = [(method, path, headers, from_api, from_gateway) for method, path, headers in cases
+                 if (from_api := answer_of(api, method, path, {**asked, **headers}))
+                 != (from_gateway := answer_of(gateway, method, path, {**asked, **headers}))]
+    assert not differing, "\n".join(f"{method} {path} {headers}: {api_answer[:3]} {gateway_answer[:3]} " + str({
+        name: (value, gateway_answer[3][name]) for name, value in api_answer[3].items()
+        if value != gateway_answer[3][name]}) for method, path, headers, api_answer, gateway_answer in differing)
+    statuses = {answer_of(api, method, path, headers)[0] for method, path, headers in cases}
+    assert {200, 401, 403, 404, 405, 422} <= statuses  # the table covers each kind of answer
+
+
+def test_an_apps_server_acting_for_its_player_gets_their_notices_from_the_gateway(fronts):
+    api, gateway, _ = fronts
+    made = requests.post(f"{api}/admin/apps", json={"name": "Studio"},
+                         headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+    server = {"X-Ronda-App": made["server_key"]}
+    signed = requests.post(f"{api}/apps/me/players/sign-in", json={"external_id": "user-1", "name": "Amina"},
+                           headers=server).json()
+    acting = {**server, "Ronda-On-Behalf-Of": signed["player"]["id"]}
+    with requests.get(f"{gateway}/players/me/stream", headers=acting, stream=True, timeout=20) as stream:
+        lines = stream.iter_lines(decode_unicode=True)
+        assert next(lines) == ": connected"
+        game = requests.post(f"{api}/games", headers=acting, json={
+            "players": 2, "seats": [{"type": "human", "mine": True}, {"type": "bot", "bot": "random"}]}).json()
+        for line in lines:
+            if line.startswith("data: "):
+                notice = json.loads(line[6:])
+                assert notice["type"] == "your_turn" and notice["game_id"] == game["game"]["id"]
+                break
+
+
+def test_a_seat_tokens_budget_is_spent_on_the_gateway_too(fronts):
+    api, gateway, _ = fronts
+    game_id, tokens = new_game(api)
+    seat = {"Authorization": f"Bearer {tokens[0]}"}
+    statuses = [requests.head(f"{gateway}/games/{game_id}/stream", headers=seat, timeout=10).status_code
+                for _ in range(TOKEN_BUDGET)]
+    assert statuses == [200] * TOKEN_BUDGET
+    refused = requests.get(f"{gateway}/games/{game_id}/stream", headers=seat, timeout=10)
+    assert refused.status_code == 429 and refused.json()["budget"] == "token"
+    assert int(refused.headers["Retry-After"]) >= 1 and refused.headers["X-RateLimit-Remaining"] == "0"
+    assert requests.get(f"{api}/games/{game_id}/view", headers=seat, timeout=10).status_code == 429  # one budget
+
+
+@pytest.mark.parametrize("request_bytes, status", [
+    (b"GET /players/me/stream HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20000 + b"\r\n\r\n", 431),
+    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414),
+    (b"GET /players/me/stream HTTP/9\r\nHost: x\r\n\r\n", 400),
+    (b"GET /players/me/stream HTTP/1.1\r\nHost x\r\n\r\n", 400),
+])
+def test_what_the_gateway_cannot_read_is_a_problem(fronts, request_bytes, status):
+    _, gateway, _ = fronts
+    answered, headers, body = raw_answer(int(gateway.rsplit(":", 1)[1]), request_bytes)
+    assert answered == status and headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body)["status"] == status
+
+
+def test_the_gateways_probes_answer_as_the_apis(fronts):
+    api, gateway, _ = fronts
+    assert requests.get(f"{gateway}/health/ready").json() == requests.get(f"{api}/health/ready").json()
+    assert requests.get(f"{gateway}/health/live").json() == requests.get(f"{api}/health/live").json()
+    figures = requests.get(f"{gateway}/metrics").text
+    assert "ronda_open_streams" in figures and 'app="' not in figures  # no tenant's figures
+    assert requests.get(f"{gateway}/games").status_code == 404  # the API's other routes are not here
+
+
+def open_raw(port, path) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+def test_a_storm_that_arrives_while_the_gateway_cannot_run_is_all_served(fronts, env):
+    """Several hundred streams opened while the gateway's loop cannot run at all (SIGSTOP: a loop
+    held busy, as a storm holds it): the kernel queues them, and once it runs each gets its
+    snapshot, none a reconnect hint (its patience counts from when it could be served)."""
+    api, _, _ = fronts
+    port = free_port()
+    gateway = start_gateway({**env, "RONDA_RATE_LIMIT_PER_ADDRESS": "0"}, port)
+    try:
+        games = [new_game(api)[0] for _ in range(5)]
+        gateway.send_signal(signal.SIGSTOP)
+        try:
+            streams = [open_raw(port, f"/games/{games[i % 5]}/stream") for i in range(400)]
+            time.sleep(2)
+        finally:
+            gateway.send_signal(signal.SIGCONT)
+        for sock in streams:
+            data = read_until(sock, b"event: snapshot", 1)
+            assert data.startswith(b"HTTP/1.1 200") and b"retry:" not in data
+            sock.close()
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=15)
+
+
+def test_sigterm_ends_the_gateways_streams_with_jittered_reconnect_hints_and_it_exits(fronts, env):
+    api, _, _ = fronts
+    port = free_port()
+    gateway = start_gateway(env, port)
+    game_id, _ = new_game(api)
+    streams = [open_raw(port, f"/games/{game_id}/stream") for _ in range(30)]
+    for sock in streams:
+        read_until(sock, b"event: snapshot", 1)
+    gateway.send_signal(signal.SIGTERM)
+    hints = []
+    for sock in streams:
+        tail = read_to_close(sock).decode()
+        hints.append(int(tail.split("retry: ", 1)[1].split("\n", 1)[0]))
+    gateway.wait(timeout=10)
+    assert all(1000 <= hint <= 5000 for hint in hints) and len(set(hints)) > 1
