@@ -128,8 +128,9 @@ async def other_clients(port, stop, errors, done):
         done.append(1)
 
 
-async def fan_out(port, count, actions):
-    """The app: latencies from each action's answer to its first event on every stream."""
+async def fan_out(port, stream_port, count, actions):
+    """The app: latencies from each action's answer to its first event on every stream (opened on
+    `stream_port`: the API's own, or the gateway's; the actions and other clients go to the API)."""
     status, created = await request(port, "POST", "/games", {"players": 2, "seats": [{"type": "human"}] * 2})
     game_id, tokens = created["game"]["id"], {t["seat"]: t["token"] for t in created["tokens"]}
     streams = Streams()
@@ -137,7 +138,7 @@ async def fan_out(port, count, actions):
     def path_of(i):
         seat = (None, 0, 1)[i % 3]  # spectators and both seats: three distinct views
         return f"/games/{game_id}/stream", f"Authorization: Bearer {tokens[seat]}\r\n" if seat is not None else ""
-    stream_errors = await open_streams(port, count, path_of, streams)
+    stream_errors = await open_streams(stream_port, count, path_of, streams)
     stop, other_errors, other_done = asyncio.Event(), [], []
     others = [asyncio.create_task(other_clients(port, stop, other_errors, other_done)) for _ in range(4)]
     latencies, action_errors = [], 0
@@ -220,8 +221,8 @@ def worker_pid(master_pid):
     return int(Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()[0])
 
 
-def worker_rss_mb(master_pid):
-    for line in Path(f"/proc/{worker_pid(master_pid)}/status").read_text().splitlines():
+def rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
@@ -284,6 +285,9 @@ def main():
     parser.add_argument("--host", default=HOST, help="the address both servers listen on")
     parser.add_argument("--port", type=int, default=0, help="the app's port (default: one free)")
     parser.add_argument("--floor-port", type=int, default=0, help="the floor server's port (default: one free)")
+    parser.add_argument("--gateway-port", type=int, default=0, help="`ronda streams`' port (default: one free)")
+    parser.add_argument("--fronts", default="api,gateway",
+                        help="what serves the streams measured: the API's own routes, the gateway, or both")
     parser.add_argument("--wsgi-floor", action="store_true",
                         help="storm a bare WSGI app under the same gunicorn conf too (bench/wsgi_floor.py)")
     parser.add_argument("--wsgi-floor-port", type=int, default=0, help="its port (default: one free)")
@@ -298,11 +302,14 @@ def main():
     redis_url = server.start()
     from test_production_server import free_port
     port, floor_port = args.port or free_port(), args.floor_port or free_port()
+    gateway_port = args.gateway_port or free_port()
     env = {**os.environ, "REDIS_URL": redis_url, "RONDA_RATE_LIMIT_PER_ADDRESS": "0",
            "RONDA_RATE_LIMIT_PER_TOKEN": "0", "RONDA_BIND": f"{HOST}:{port}", "RONDA_WORKERS": "1",
-           "RONDA_WORKER_CONNECTIONS": "12000"}
+           "RONDA_WORKER_CONNECTIONS": "12000", "RONDA_SECRET_KEY": "bench-streams"}
     gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                  "--access-logfile", "/dev/null"], cwd=ROOT, env=env)
+    gateway = subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "streams", "--host", HOST,
+                                "--port", str(gateway_port)], cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
     wsgi_port = args.wsgi_floor_port or free_port()
     bare_gunicorn = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "python:app.gunicorn_conf",
                                       "--access-logfile", "/dev/null", "bench.wsgi_floor:app"],
@@ -311,28 +318,37 @@ def main():
     floor_process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "sse_floor.py"), str(floor_port), HOST])
     time.sleep(3)
     connections = redis.Redis.from_url(redis_url)
+    fronts = {"api": ("the API (gunicorn, Flask)", port, lambda: worker_pid(gunicorn.pid)),
+              "gateway": ("the gateway (ronda streams)", gateway_port, lambda: gateway.pid)}
+    fronts = {name: fronts[name] for name in args.fronts.split(",")}
     try:
         storms = [int(n) for n in args.storm.split(",") if n]
         for count in storms:
-            spy = profiled(worker_pid(gunicorn.pid), 10) if args.profile and count == max(storms) else None
             paths = asyncio.run(game_streams(port, args.storm_games))
-            found = asyncio.run(storm(port, count, paths))
-            first, snapshot = quantiles(found["first byte"]), quantiles(found["snapshot"])
-            print(f"storm: {count} streams opened at once over {args.storm_games} games: refused {found['refused']}, "
-                  f"closed without a byte {found['without a byte']}; first byte p50 {first[49] * 1000:.0f} ms, "
-                  f"p99 {first[98] * 1000:.0f} ms; snapshot p50 {snapshot[49] * 1000:.0f} ms, "
-                  f"p99 {snapshot[98] * 1000:.0f} ms" + (f" (goal: p99 < 2000 ms, MISSED by {snapshot[98] - 2:.2f} s)"
-                                                         if snapshot[98] >= 2 else ""), flush=True)
-            time.sleep(2)
+            found = {}
+            for name, (said, stream_port, pid) in fronts.items():
+                spy = profiled(pid(), 10) if args.profile and count == max(storms) else None
+                found[name] = asyncio.run(storm(stream_port, count, paths))
+                first, snapshot = quantiles(found[name]["first byte"]), quantiles(found[name]["snapshot"])
+                print(f"storm: {count} streams opened at once over {args.storm_games} games on {said}: refused "
+                      f"{found[name]['refused']}, closed without a byte {found[name]['without a byte']}; first byte "
+                      f"p50 {first[49] * 1000:.0f} ms, p99 {first[98] * 1000:.0f} ms; snapshot p50 "
+                      f"{snapshot[49] * 1000:.0f} ms, p99 {snapshot[98] * 1000:.0f} ms", flush=True)
+                if spy is not None:
+                    say_where_the_time_went(spy, f"the storm of {count} on {said}")
+                time.sleep(2)
             floor_found = asyncio.run(storm(floor_port, count, ["/stream"]))
             floor_snapshot = quantiles(floor_found["snapshot"])
-            ratio = snapshot[98] / floor_snapshot[98] if found["snapshot"] else float("inf")
             print(f"  floor: refused {floor_found['refused']}, snapshot p50 {floor_snapshot[49] * 1000:.0f} ms, "
-                  f"p99 {floor_snapshot[98] * 1000:.0f} ms; goals: all served "
-                  + ("met" if found["refused"] == 0 else f"MISSED ({found['refused']} not served)")
-                  + f", snapshot p99/floor {ratio:.2f} " + ("met (<= 1.5)" if ratio <= GOALS["ratio"]
-                                                            else f"MISSED by {ratio / GOALS['ratio']:.2f}x"),
-                  flush=True)
+                  f"p99 {floor_snapshot[98] * 1000:.0f} ms", flush=True)
+            for name, (said, _, _) in fronts.items():
+                snapshot = quantiles(found[name]["snapshot"])
+                ratio = snapshot[98] / floor_snapshot[98] if found[name]["snapshot"] else float("inf")
+                print(f"  goals, {said}: all served "
+                      + ("met" if found[name]["refused"] == 0 else f"MISSED ({found[name]['refused']} not served)")
+                      + f", snapshot p99/floor {ratio:.2f} " + ("met (<= 1.5)" if ratio <= GOALS["ratio"]
+                                                                else f"MISSED by {ratio / GOALS['ratio']:.2f}x"),
+                      flush=True)
             if bare_gunicorn is not None:
                 time.sleep(2)
                 bare = asyncio.run(storm(wsgi_port, count, ["/stream"]))
@@ -340,28 +356,28 @@ def main():
                 print(f"  bare WSGI app under the same gunicorn conf: refused {bare['refused']}, snapshot p50 "
                       f"{bare_snapshot[49] * 1000:.0f} ms, p99 {bare_snapshot[98] * 1000:.0f} ms "
                       f"({bare_snapshot[98] / floor_snapshot[98]:.2f}x the floor)", flush=True)
-            if spy is not None:
-                say_where_the_time_went(spy, f"the storm of {count}")
             time.sleep(2)
         counts = [int(n) for n in args.streams.split(",") if n]
-        print(f"{'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'floor p50':>10} {'floor p99':>10} "
-              f"{'stream err':>11} {'action err':>11} {'others ok/err':>14} {'worker RSS MB':>14} "
+        print(f"{'streams on':>10} {'streams':>8} {'p50 ms':>8} {'p99 ms':>8} {'floor p50':>10} {'floor p99':>10} "
+              f"{'stream err':>11} {'action err':>11} {'others ok/err':>14} {'RSS MB':>8} "
               f"{'Redis clients':>14}  goals")
         for count in counts:
-            spy = profiled(worker_pid(gunicorn.pid), 20) if args.profile and count == max(counts) else None
-            latencies, stream_errors, action_errors, other_errors, other_done = asyncio.run(
-                fan_out(port, count, args.actions))
-            cuts, floor_cuts = quantiles(latencies), quantiles(asyncio.run(floor(floor_port, count, args.actions)))
-            print(f"{count:>8} {cuts[49] * 1000:>8.1f} {cuts[98] * 1000:>8.1f} {floor_cuts[49] * 1000:>10.1f} "
-                  f"{floor_cuts[98] * 1000:>10.1f} {stream_errors:>11} {action_errors:>11} "
-                  f"{f'{other_done}/{len(other_errors)}':>14} {worker_rss_mb(gunicorn.pid):>14.0f} "
-                  f"{connections.info('clients')['connected_clients']:>14}  "
-                  f"{goals_said(count, cuts[98], floor_cuts[98])}", flush=True)
-            if spy is not None:
-                say_where_the_time_went(spy, f"{count} streams")
-            time.sleep(1)
+            floor_cuts = quantiles(asyncio.run(floor(floor_port, count, args.actions)))
+            for name, (said, stream_port, pid) in fronts.items():
+                spy = profiled(pid(), 20) if args.profile and count == max(counts) else None
+                latencies, stream_errors, action_errors, other_errors, other_done = asyncio.run(
+                    fan_out(port, stream_port, count, args.actions))
+                cuts = quantiles(latencies)
+                print(f"{name:>10} {count:>8} {cuts[49] * 1000:>8.1f} {cuts[98] * 1000:>8.1f} "
+                      f"{floor_cuts[49] * 1000:>10.1f} {floor_cuts[98] * 1000:>10.1f} {stream_errors:>11} "
+                      f"{action_errors:>11} {f'{other_done}/{len(other_errors)}':>14} {rss_mb(pid()):>8.0f} "
+                      f"{connections.info('clients')['connected_clients']:>14}  "
+                      f"{goals_said(count, cuts[98], floor_cuts[98])}", flush=True)
+                if spy is not None:
+                    say_where_the_time_went(spy, f"{count} streams on {said}")
+                time.sleep(1)
     finally:
-        for process in (gunicorn, floor_process, bare_gunicorn):
+        for process in (gunicorn, gateway, floor_process, bare_gunicorn):
             if process is not None:
                 process.terminate()
                 process.wait()
