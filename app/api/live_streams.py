@@ -16,10 +16,12 @@ from .problems import problem_of
 LAST_EVENT_ID_HEADER = "Last-Event-ID"
 
 
-def game_stream(live: Live, game_id: str, token: str | None, last_event_id: str | None):
-    """A game as a seat (with its token) or a spectator sees it."""
+def game_stream(live: Live, game_id: str, token: str | None, last_event_id: str | None, outlet=None):
+    """A game as a seat (with its token) or a spectator sees it; `outlet`: its connection, which the
+    hub may write (app/live/hub.py)."""
     resume_after = integer_header(LAST_EVENT_ID_HEADER, last_event_id)
-    return event_stream(live.services.games, live.hub, game_id, token, resume_after, live.keepalive, problem_of)
+    return event_stream(live.services.games, live.hub, game_id, token, resume_after, live.keepalive, problem_of,
+                        outlet)
 
 
 def notices_stream(live: Live, token: str | None, last_event_id: str | None):

@@ -41,6 +41,7 @@ class Request(NamedTuple):
     target: str  # the request line's, as sent: its path (percent-encoded) and query
     headers: Headers
     address: str  # the client's (the proxies' view of it, behind trusted proxies)
+    outlet: object = None  # its connection, which the hub may write while its stream waits (app/live/hub.py)
 
 
 class Answer(NamedTuple):
@@ -53,18 +54,18 @@ class Route(NamedTuple):
     pattern: re.Pattern
     rule: str  # as the API names it (its metrics' `route`)
     scoped_id: str | None  # the path's id, which must be the request's app's
-    open: Callable  # (live, the path's id, token, Last-Event-ID) -> the stream's chunks
+    open: Callable  # (live, the path's id, token, Last-Event-ID, outlet) -> the stream's chunks
 
 
 ROUTES = (
     Route(re.compile(r"/games/([^/]+)/stream"), "/games/<game_id>/stream", "game_id",
-          lambda live, game_id, token, last: game_stream(live, game_id, token, last)),
+          game_stream),
     Route(re.compile(r"/players/me/stream"), "/players/me/stream", None,
-          lambda live, _, token, last: notices_stream(live, token, last)),
+          lambda live, _, token, last, _outlet: notices_stream(live, token, last)),
     Route(re.compile(r"/bots/me/stream"), "/bots/me/stream", None,
-          lambda live, _, token, last: turns_stream(live, token, last)),
+          lambda live, _, token, last, _outlet: turns_stream(live, token, last)),
     Route(re.compile(r"/tournaments/([^/]+)/stream"), "/tournaments/<tournament_id>/stream", "tournament_id",
-          lambda live, tournament_id, _, last: tournament_stream(live, tournament_id, last)),
+          lambda live, tournament_id, _, last, _outlet: tournament_stream(live, tournament_id, last)),
 )
 
 
@@ -107,7 +108,7 @@ class StreamGateway:
                                                "the live streams are read with GET"),
                                 [*common, ("Allow", SERVED_METHODS), *rate_limit_headers(shown).items()])
             token = entered.acting_token or bearer_of(request.headers.get("Authorization", ""))
-            chunks = route.open(self.live, path_id, token, request.headers.get(LAST_EVENT_ID_HEADER))
+            chunks = route.open(self.live, path_id, token, request.headers.get(LAST_EVENT_ID_HEADER), request.outlet)
         except (ServiceError, RondaError) as refused:
             return _problem(*typed_problem(refused), [*common, *rate_limit_headers(shown).items()])
         except StoreUnavailable as error:

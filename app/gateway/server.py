@@ -60,7 +60,9 @@ class GatewayServer:
             read = self._read(sock, peer)
             if read is not None:
                 request, http11 = read
-                _write(sock, self.gateway.answer(request), head_only=request.method == "HEAD", chunked=http11)
+                outlet = ConnectionOutlet(sock, http11)
+                answer = self.gateway.answer(request._replace(outlet=outlet))
+                _write(sock, answer, head_only=request.method == "HEAD", outlet=outlet)
         except HeadRefused as refused:
             _send(sock, http_problem(refused.status, refused.detail))
         except OSError:
@@ -105,12 +107,12 @@ class GatewayServer:
         return peer[0] if isinstance(peer, tuple) else str(peer)
 
 
-def _write(sock, answer: Answer, head_only: bool, chunked: bool):
+def _write(sock, answer: Answer, head_only: bool, outlet: "ConnectionOutlet"):
     lines = [f"HTTP/1.1 {answer.status} {HTTPStatus(answer.status).phrase}", *(f"{k}: {v}" for k, v in answer.headers),
              "Connection: close"]
     if isinstance(answer.body, bytes):
         lines.append(f"Content-Length: {len(answer.body)}")
-    elif chunked:
+    elif outlet.chunked:
         lines.append("Transfer-Encoding: chunked")
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
     body = answer.body
@@ -119,16 +121,60 @@ def _write(sock, answer: Answer, head_only: bool, chunked: bool):
     elif head_only:  # a HEAD's stream was closed unstarted (app/gateway/routes.py)
         _send(sock, head)
     else:
-        _stream(sock, head, body, chunked)
+        _stream(sock, head, body, outlet)
 
 
-def _stream(sock, head: bytes, chunks, chunked: bool):
+FRAMES_KEPT = 1024
+_frames: dict[str, tuple[bytes, bytes]] = {}
+
+
+def framed(text: str, chunked: bool) -> bytes:
+    """`text` as bytes to write, as an HTTP/1.1 chunk or bare. The hub hands one text to every stream
+    of an audience (app/live/hub.py): it is encoded and framed once for all of them, here (a str
+    keeps its hash, and a lookup of the same object is an identity check)."""
+    frames = _frames.get(text)
+    if frames is None:
+        data = text.encode()
+        if len(_frames) >= FRAMES_KEPT:
+            _frames.clear()
+        frames = _frames[text] = (b"%x\r\n%s\r\n" % (len(data), data), data)
+    return frames[0] if chunked else frames[1]
+
+
+class ConnectionOutlet:
+    """A stream's connection as the hub's listener writes it (app/live/hub.py's Outlet): at once,
+    never waiting; what the socket does not take now is kept for the stream's own greenlet, which
+    writes it before anything else (until then, the hub hands the stream its changes instead)."""
+
+    def __init__(self, sock, chunked: bool):
+        self.sock, self.chunked, self.kept = sock, chunked, b""
+
+    def write(self, text: str) -> bool:
+        data = framed(text, self.chunked)
+        try:
+            sent = self.sock.send(data, 0, 0.0)  # a timeout of 0: never wait for the socket
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            return False  # the client went: the stream finds out when it writes
+        self.kept = data[sent:]
+        return True
+
+    def flush(self):
+        if self.kept:
+            kept, self.kept = self.kept, b""
+            self.sock.sendall(kept)
+
+
+def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
     try:
         sock.sendall(head)
         for chunk in chunks:
-            data = chunk.encode()
-            sock.sendall(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
-        if chunked:
+            outlet.flush()
+            if chunk:
+                sock.sendall(framed(chunk, outlet.chunked))
+        outlet.flush()
+        if outlet.chunked:
             sock.sendall(b"0\r\n\r\n")
     finally:
         chunks.close()  # a stream whose client went stops watching at once

@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from collections import defaultdict
+from typing import Protocol
 
 import redis
 
@@ -36,28 +37,66 @@ SUBSCRIBE_SECONDS = 1.5  # a feed that does not confirm a subscription by then i
 # this, a watcher gives up whatever the listener did (a listener that stopped).
 QUEUED_SECONDS = 60.0
 CLOSED = ("closed", None)
+# A stream's outlet left bytes for the stream itself to write (Watcher.outlet): it is woken for them.
+FLUSH = ("flush", None)
 # Changes a watcher may hold unread: a stream whose client reads slower than its game changes is
 # ended past this (with a reconnect hint: it resumes from its Last-Event-ID), so its backlog never
 # grows without bound; the others are never held up by it either way (a change is handed over, not written).
 BACKLOG = 256
 
 
+class Outlet(Protocol):
+    """A stream's connection, written by the hub's listener while the stream waits for its next
+    change (the stream gateway's: app/gateway/server.py). It never waits: what the socket does not
+    take at once is `kept` for the stream to write when it wakes, and until then the stream's
+    changes are handed over as any watcher's are (so they follow what was kept)."""
+
+    kept: bytes
+
+    def write(self, text: str) -> bool:
+        """Write `text`, keeping what the socket does not take (False: the connection failed)."""
+
+
 class Watcher:
-    """One stream or long poll: what it receives, in order, through its own inbox."""
+    """One stream or long poll: what it receives, in order, through its own inbox; or, for a stream
+    with an outlet that waits for the very next event, written straight to its connection: the
+    listener then writes each audience's one text to many sockets without waking a stream."""
 
     def __init__(self, game_id: str, seat: int | None, wants_events: bool):
         self.game_id, self.seat, self.wants_events = game_id, seat, wants_events
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
         self.subscribed = threading.Event()
         self.dropped = False  # it fell BACKLOG changes behind: it is told CLOSED next
+        # Set by the stream only while it waits in next() for the event with id `expecting`; the
+        # outlet's writes move `expecting` on (one thread: the gateway's gevent loop).
+        self.outlet: Outlet | None = None
+        self.expecting = 0
 
     def hand(self, item):
         if self.dropped:
+            return
+        if self.outlet is not None and self._written(self.outlet, item):
             return
         if self.inbox.qsize() >= BACKLOG:
             self.dropped = True
             return
         self.inbox.put(item)
+
+    def _written(self, outlet: Outlet, item) -> bool:
+        """`item`, when it is the change the waiting stream would send next as it comes (no gap, not
+        the game's end), written through the outlet."""
+        kind, payload = item
+        if kind != "change" or not self.inbox.empty() or outlet.kept:
+            return False
+        _, events, joined = payload
+        if not events or events[0][0] != self.expecting or events[-1][1] == "game_over":
+            return False
+        if not outlet.write(joined):
+            return False
+        self.expecting = events[-1][0] + 1
+        if outlet.kept:
+            self.inbox.put(FLUSH)
+        return True
 
     def next(self, timeout: float):
         """("change", (version, [(event id, type, rendered), ...] or None, those rendered joined in one

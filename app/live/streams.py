@@ -101,13 +101,14 @@ def render_event(event) -> str:
 
 
 def event_stream(service, hub, game_id: str, token: str | None, last_event_id: int | None, keepalive: float,
-                 problem_of: Callable[[Exception], dict]):
+                 problem_of: Callable[[Exception], dict], outlet=None):
     """The stream's chunks. The first byte goes before anything waits on Redis or the change feed:
     in a reconnect storm (every client after a deploy) each stream is answered at once and then
     waits, bounded, for reads it shares with the streams of the same game and viewer. A game or
     token the store refuses ends the stream with a `problem` event (`problem_of(error)`, the
     problem+json body: the client stops there); a store or feed that does not answer in time ends
-    it with a reconnect hint, and the client resumes with Last-Event-ID."""
+    it with a reconnect hint, and the client resumes with Last-Event-ID. With an `outlet` (its
+    connection, app/live/hub.py's Outlet), the hub writes the changes it waits for straight to it."""
     metrics.OPEN_STREAMS.inc()
     watcher = None
     try:
@@ -117,7 +118,7 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
             seat = None if token is None else _patiently(
                 lambda: service.seat_in(_SHARED.run(("game", game_id), started, lambda: service.load(game_id)), token))
             watcher = hub.watch(game_id, seat, timeout=WATCH_PATIENCE)  # before reading: no change slips between
-            yield from _events(service, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive)
+            yield from _events(service, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive, outlet)
         except ServiceError as refused:
             yield sse("problem", problem_of(refused))
         except StoreUnavailable:  # the store, or the change feed, did not answer in time
@@ -149,7 +150,7 @@ def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
     return view["event_count"], view["status"], sse("snapshot", view, view["event_count"])
 
 
-def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepalive):
+def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepalive, outlet):
     if last_event_id is None:
         last_event_id, status, text = _patiently(lambda: _SHARED.run(("view", game_id, seat), watched_at,
                                                                      lambda: _snapshot(service, game_id, seat)))
@@ -169,11 +170,18 @@ def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepaliv
         if status.doc["status"] == "finished":
             return
     while True:
+        if outlet is not None:  # while it waits, the hub writes the change it would send next
+            watcher.expecting, watcher.outlet = last_event_id + 1, outlet
         item = watcher.next(keepalive)
+        if outlet is not None:
+            watcher.outlet, last_event_id = None, watcher.expecting - 1
         if item is None:
             yield ": keep-alive\n\n"
             continue
         kind, payload = item
+        if kind == "flush":
+            yield ""  # the outlet kept bytes: its connection writes them first
+            continue
         if kind == "closed":
             yield reconnect_hint()
             return
