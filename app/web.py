@@ -121,9 +121,9 @@ def create_app(overrides: dict | None = None) -> RondaFlask:
     @app.after_request
     def after(response):
         route = request.url_rule.rule if request.url_rule else "unmatched"
-        metrics.REQUESTS.labels(route, request.method, response.status_code).inc()
+        metrics.series(metrics.REQUESTS, route, request.method, response.status_code).inc()
         if "started" in g:
-            metrics.REQUEST_SECONDS.labels(route).observe(time.perf_counter() - g.started)
+            metrics.series(metrics.REQUEST_SECONDS, route).observe(time.perf_counter() - g.started)
         return logs.echo_request_id(idempotency.remember(answer_headers(response)))
 
     return app

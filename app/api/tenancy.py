@@ -44,7 +44,7 @@ def enter(services, headers, path_ids: dict, erasing: bool = False) -> Entered:
     that refuses it: the one judgement behind every route, Flask's (install) and the stream
     gateway's (app/gateway). `erasing`: the request erases its player (an erased player: 204 again)."""
     app_id, key_kind = services.apps.app_of_key(headers.get(APP_HEADER))
-    metrics.APP_REQUESTS.labels(app_id).inc()
+    metrics.series(metrics.APP_REQUESTS, app_id).inc()
     for name, not_found in SCOPED_PATH_IDS.items():
         scoped = path_ids.get(name)
         if scoped is not None and app_of(scoped) != app_id:

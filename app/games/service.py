@@ -215,7 +215,7 @@ class GameService:
             kept = doc.get("applied_requests", [])[-(APPLIED_REQUESTS_KEPT - 1):]
             doc["applied_requests"] = [*kept, [request_id, doc["event_count"] + 1, len(events)]]
         version, numbered = self.writer.write(loaded, game, events)
-        metrics.ACTIONS.labels(doc["seats"][seat]["type"] if not preamble else "turn_timeout").inc()
+        metrics.series(metrics.ACTIONS, doc["seats"][seat]["type"] if not preamble else "turn_timeout").inc()
         return Acted(view_of(doc, version, game, seat), [visible_event(e, seat) for e in numbered], version)
 
 

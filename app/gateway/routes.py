@@ -9,12 +9,11 @@ same Last-Event-ID resume, same `problem` event and `retry:` hints.
 import json
 import logging
 import re
-from collections.abc import Callable, Generator
-from typing import NamedTuple
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, NamedTuple, cast
 from urllib.parse import unquote
 
 from flask_cors.core import DEFAULT_OPTIONS, get_cors_headers, serialize_options
-from werkzeug.datastructures import Headers
 
 from ..engine.errors import RondaError
 from ..errors import ServiceError
@@ -39,9 +38,9 @@ NOT_HERE = "no such path on the stream gateway: it serves the live streams (the 
 class Request(NamedTuple):
     method: str
     target: str  # the request line's, as sent: its path (percent-encoded) and query
-    headers: Headers
+    headers: Mapping[str, str]  # found by name whatever its case
     address: str  # the client's (the proxies' view of it, behind trusted proxies)
-    outlet: object = None  # its connection, which the hub may write while its stream waits (app/live/hub.py)
+    outlet: Any = None  # its connection, which the hub may write while its stream waits (app/live/hub.py)
 
 
 class Answer(NamedTuple):
@@ -87,7 +86,7 @@ class StreamGateway:
         if request.method == "OPTIONS" and route is not None:
             return Answer(200, [("Allow", SERVED_METHODS), *common], b"")
         answer = self._judged(route, path_id, request, common)
-        metrics.REQUESTS.labels(route.rule if route else "unmatched", request.method, answer.status).inc()
+        metrics.series(metrics.REQUESTS, route.rule if route else "unmatched", request.method, answer.status).inc()
         if isinstance(answer.body, bytes):
             self.limits.answered(answer.status, request.headers, request.address)
         return answer
@@ -137,7 +136,7 @@ class StreamGateway:
         """By flask-cors' own rules and the API's options (app/api/limits.py); answers vary by Origin."""
         if self.cors is None:
             return []
-        found = get_cors_headers(self.cors, request.headers, request.method)
+        found = get_cors_headers(self.cors, cast(Any, request.headers), request.method)  # read by .get and `in`
         return [*((name, str(value)) for name, value in found.items(multi=True)), ("Vary", "Origin")]
 
 

@@ -16,7 +16,6 @@ from http import HTTPStatus
 import gevent
 import gevent.event
 from gevent.server import StreamServer
-from werkzeug.datastructures import Headers
 
 from ..api.problems import http_problem
 from .routes import Answer, Request, StreamGateway
@@ -26,6 +25,26 @@ LINE_LIMIT = 8190
 FIELDS_LIMIT = 100
 HEAD_LIMIT = 16384
 STOP_SECONDS = 5.0
+
+
+class HeadFields(dict):
+    """A request's header fields, found by name whatever its case (a field sent twice: its values
+    joined by ", "): a lookup is a dict's, where werkzeug's Headers scans them all, a cost a storm
+    pays on each of the dozen lookups a request's judgement makes."""
+
+    def add(self, name: str, value: str):
+        key = name.lower()
+        dict.__setitem__(self, key, f"{dict.__getitem__(self, key)}, {value}" if dict.__contains__(self, key)
+                         else value)
+
+    def get(self, name, default=None):
+        return dict.get(self, name.lower(), default)
+
+    def __getitem__(self, name):
+        return dict.__getitem__(self, name.lower())
+
+    def __contains__(self, name):
+        return dict.__contains__(self, name.lower())
 
 
 class HeadRefused(Exception):
@@ -57,12 +76,9 @@ class GatewayServer:
 
     def _serve(self, sock, peer):
         try:
-            read = self._read(sock, peer)
-            if read is not None:
-                request, http11 = read
-                outlet = ConnectionOutlet(sock, http11)
-                answer = self.gateway.answer(request._replace(outlet=outlet))
-                _write(sock, answer, head_only=request.method == "HEAD", outlet=outlet)
+            request = self._read(sock, peer)
+            if request is not None:
+                _write(sock, self.gateway.answer(request), head_only=request.method == "HEAD", outlet=request.outlet)
         except HeadRefused as refused:
             _send(sock, http_problem(refused.status, refused.detail))
         except OSError:
@@ -70,8 +86,9 @@ class GatewayServer:
         finally:
             sock.close()
 
-    def _read(self, sock, peer) -> tuple[Request, bool] | None:
-        """The request, and whether it is HTTP/1.1's (whose answers may be chunked); None: the client went."""
+    def _read(self, sock, peer) -> Request | None:
+        """The request, with its connection as an outlet (an HTTP/1.1 one's answers are chunked);
+        None: the client went."""
         sock.settimeout(self.head_seconds)
         data = b""
         while b"\r\n\r\n" not in data and len(data) <= HEAD_LIMIT:
@@ -89,15 +106,16 @@ class GatewayServer:
         method, target, version = line.split(" ") if line.count(" ") == 2 else ("", "", "")
         if not method or not target.startswith("/") or version not in ("HTTP/1.0", "HTTP/1.1"):
             raise HeadRefused(400, "not an HTTP/1.x request line")
-        headers = Headers()
+        headers = HeadFields()
         for field in fields:
             name, colon, value = field.partition(":")
             if not colon or not name or name != name.strip() or " " in name:
                 raise HeadRefused(400, "a header field is malformed")
             headers.add(name, value.strip(" \t"))
-        return Request(method, target, headers, self._address(headers, peer)), version == "HTTP/1.1"
+        return Request(method, target, headers, self._address(headers, peer),
+                       ConnectionOutlet(sock, chunked=version == "HTTP/1.1"))
 
-    def _address(self, headers: Headers, peer) -> str:
+    def _address(self, headers: HeadFields, peer) -> str:
         """The client's address: the peer's, or behind `trusted_proxies` proxies the one the first of
         them saw (as werkzeug's ProxyFix reads X-Forwarded-For for the API)."""
         if self.trusted_proxies:
@@ -168,7 +186,8 @@ class ConnectionOutlet:
 
 def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
     try:
-        sock.sendall(head)
+        first = next(chunks, "")  # its first byte comes at once: with the head, in one write
+        sock.sendall(head + framed(first, outlet.chunked) if first else head)
         for chunk in chunks:
             outlet.flush()
             if chunk:

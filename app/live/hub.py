@@ -153,6 +153,8 @@ class LiveHub:
     def _subscribed_in_time(self, watcher: Watcher, patience: float) -> bool:
         """Whether the watcher's topic got subscribed before the feed was found silent on it (see
         QUEUED_SECONDS)."""
+        if watcher.subscribed.is_set():  # a game already watched: most streams of a storm
+            return True
         given_up_at = time.monotonic() + QUEUED_SECONDS
         while not watcher.subscribed.wait(min(patience, max(0.0, given_up_at - time.monotonic()))):
             asked = self._asked_at.get(watcher.game_id)

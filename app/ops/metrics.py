@@ -4,6 +4,7 @@ Under gunicorn (several processes) set PROMETHEUS_MULTIPROC_DIR, as the producti
 each process writes its own files there and a scrape adds them up.
 """
 
+import functools
 import os
 
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram,
@@ -68,3 +69,11 @@ class _WithoutTenants:
     def collect(self):
         return [family for family in self.source.collect() if family.name not in TENANT_FAMILIES
                 and not any("app" in sample.labels for sample in family.samples)]
+
+
+@functools.cache
+def series(family, *labels):
+    """`family`'s series for these label values, looked up once: prometheus_client's `labels()`
+    takes a lock and builds its key on every call, a cost on every request of a storm."""
+    return family.labels(*labels)
+
