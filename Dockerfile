@@ -26,7 +26,7 @@ RUN --mount=type=bind,from=build,source=/wheels,target=/tmp/wheels \
 ENV PYTHONUNBUFFERED=1 PROMETHEUS_MULTIPROC_DIR=/tmp/ronda-metrics
 USER ronda
 WORKDIR /home/ronda
-EXPOSE 8000 9100
+EXPOSE 8000 8001 9100
 # The API's readiness (Redis answers); a worker container overrides it with `ronda worker --check`.
 HEALTHCHECK --interval=10s --timeout=5s --retries=5 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health/ready', timeout=3)"]

@@ -115,3 +115,21 @@ def test_worker_metrics_are_reachable_where_compose_runs_them():
     worker = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["worker"]
     port = worker["environment"]["RONDA_METRICS_PORT"]
     assert port in [str(p) for p in worker.get("expose", [])]
+
+
+def test_the_router_sends_the_gateways_routes_to_the_gateway_and_every_other_path_to_the_api():
+    """Issue 65, 1: same URLs for every client behind compose's router, whichever process serves them."""
+    from app.gateway.routes import ROUTES
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    router = compose["configs"]["router"]["content"].replace("$$", "$")
+    streamed = re.compile(re.search(r"location ~ (\S+) \{\s*proxy_pass http://streams;", router).group(1))
+    assert re.search(r"location / \{\s*proxy_pass http://api;", router)
+    served = compose["services"]["streams"]
+    assert served["command"][:2] == ["ronda", "streams"] and served["command"][-1] in served["expose"]
+    assert f"server streams:{served['command'][-1]};" in router
+    for path in ["/games/abc/stream", "/players/me/stream", "/bots/me/stream", "/tournaments/t1/stream",
+                 "/games/abc/view", "/games//stream", "/players/p1/stream", "/games/abc/stream/x", "/stream",
+                 "/health/ready", "/games", "/tournaments/t1/standings"]:
+        to_gateway = streamed.search(path) is not None
+        assert to_gateway == any(route.pattern.fullmatch(path) for route in ROUTES), path
+    assert compose["x-ronda"]["environment"]["RONDA_TRUSTED_PROXIES"] == "1"
