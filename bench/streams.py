@@ -1,5 +1,7 @@
-"""Live streams under load, against gunicorn as the Dockerfile runs it (app/gunicorn_conf.py, one
-gevent worker), beside an honest floor measured in the same run.
+"""Live streams under load, served by the API under gunicorn as the Dockerfile runs it
+(app/gunicorn_conf.py, one gevent worker) and by the stream gateway (`ronda streams`, the process
+compose's router sends them to), beside an honest floor measured in the same run. `--fronts`
+picks which serve the streams (both by default); actions and other clients always go to the API.
 
 Fan-out (`--streams N,...`): N SSE streams on one game (spectators and both seats) while actions
 are played and other clients keep creating games and reading views. For each N: the latency of
@@ -17,7 +19,7 @@ reconnecting after a deploy): refused (an answer other than 200, or closed befor
 closed without a byte, first byte and snapshot p50/p99 from the first connect.
 
 Run: .venv/bin/python bench/streams.py [--streams 1000,5000,10000] [--storm 1000,10000] [--profile]
-[--host H] [--port P] [--floor-port P] [--wsgi-floor]; a storm's stream that waits past
+[--fronts api,gateway] [--host H] [--port P] [--gateway-port P] [--floor-port P] [--wsgi-floor]; a storm's stream that waits past
 --storm-patience (60 s) is counted as not served. `--wsgi-floor` storms a bare WSGI app under the
 same gunicorn conf too (bench/wsgi_floor.py): what gunicorn alone costs a stream.
 Uses REDIS_URL when set, else starts redis-server (as the tests do). --profile needs py-spy
