@@ -19,9 +19,10 @@ reconnecting after a deploy): refused (an answer other than 200, or closed befor
 closed without a byte, first byte and snapshot p50/p99 from the first connect.
 
 Run: .venv/bin/python bench/streams.py [--streams 1000,5000,10000] [--storm 1000,10000] [--profile]
-[--fronts api,gateway] [--host H] [--port P] [--gateway-port P] [--floor-port P] [--wsgi-floor]; a storm's stream that waits past
---storm-patience (60 s) is counted as not served. `--wsgi-floor` storms a bare WSGI app under the
-same gunicorn conf too (bench/wsgi_floor.py): what gunicorn alone costs a stream.
+[--fronts api,gateway] [--host H] [--port P] [--gateway-port P] [--floor-port P] [--wsgi-floor];
+a storm's stream that waits past --storm-patience (60 s) is counted as not served. `--wsgi-floor`
+storms a bare WSGI app under the same gunicorn conf too (bench/wsgi_floor.py): what gunicorn alone
+costs a stream.
 Uses REDIS_URL when set, else starts redis-server (as the tests do). --profile needs py-spy
 (`.venv/bin/pip install py-spy`).
 """
