@@ -353,3 +353,21 @@ def test_an_outlet_keeps_in_order_what_the_socket_does_not_take_and_wakes_its_st
     assert taken and outlet.kept
     assert written + "".join(handed) == "".join(texts[:len(written + "".join(handed)) // len(texts[0])])
     assert watcher.expecting == written.count("id: ") + 1
+
+
+def test_behind_its_trusted_proxies_the_gateway_counts_the_address_the_first_of_them_saw():
+    """As werkzeug's ProxyFix reads X-Forwarded-For for the API (RONDA_TRUSTED_PROXIES): compose's
+    router is one proxy, so a client's budget is its own address, not the router's, and what a
+    client wrote into the header itself is not believed."""
+    from app.gateway.server import GatewayServer, HeadFields
+    headers = HeadFields()
+    headers.add("x-forwarded-for", "6.6.6.6")  # written by the client
+    headers.add("X-Forwarded-For", "203.0.113.7")  # appended by the router
+    assert headers["X-FORWARDED-FOR"] == "6.6.6.6, 203.0.113.7" and "x-Forwarded-for" in headers
+    behind_one = GatewayServer.__new__(GatewayServer)
+    behind_one.trusted_proxies = 1
+    assert behind_one._address(headers, ("10.0.0.2", 5000)) == "203.0.113.7"
+    behind_one.trusted_proxies = 0
+    assert behind_one._address(headers, ("10.0.0.2", 5000)) == "10.0.0.2"
+    behind_one.trusted_proxies = 3  # fewer hops than proxies: the peer is all that is known
+    assert behind_one._address(headers, ("10.0.0.2", 5000)) == "10.0.0.2"
