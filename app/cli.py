@@ -65,23 +65,30 @@ def serve(args):
     app.run(host=args.host, port=args.port, threaded=True, request_handler=ProblemRequestHandler)
 
 
+def deployment_settings(command: str, data_dir: str) -> dict:
+    """The configuration of the deployment REDIS_URL names or, without it, of the `ronda serve`
+    running on `data_dir` (its embedded store and its secret)."""
+    from .embedded import persistent_secret, served_store
+    from .ops.config import settings
+    config = settings()
+    if not config["REDIS_URL"]:
+        served = Path(data_dir).expanduser()
+        config["REDIS_URL"] = served_store(served)
+        if not config["REDIS_URL"]:
+            sys.exit(f"ronda {command} needs REDIS_URL, or a `ronda serve` running on {served} (--data-dir)")
+        config["SECRET_KEY"] = config["SECRET_KEY"] or persistent_secret(served)
+    return config
+
+
 def streams(args):
     """The stream gateway: the live streams of the deployment REDIS_URL names (or of the `ronda
     serve` running on --data-dir), apart from the API (docs/scaling.md)."""
     from gevent import monkey
     monkey.patch_all()  # first: the store's sockets and the hub's listener wait as greenlets
-    from .embedded import persistent_secret, served_store
     from .gateway.server import run
-    from .ops.config import settings
     from .ops.logs import use_json_logs
-    config = settings()
-    if not config["REDIS_URL"]:
-        data_dir = Path(args.data_dir).expanduser()
-        config["REDIS_URL"] = served_store(data_dir)
-        if not config["REDIS_URL"]:
-            sys.exit(f"ronda streams needs REDIS_URL, or a `ronda serve` running on {data_dir} (--data-dir)")
-        config["SECRET_KEY"] = config["SECRET_KEY"] or persistent_secret(data_dir)
-    elif not config["SECRET_KEY"]:
+    config = deployment_settings("streams", args.data_dir)
+    if not config["SECRET_KEY"]:
         sys.exit("ronda streams needs RONDA_SECRET_KEY, the API's: it checks the seat tokens the API signs")
     print(f"Ronda streams on http://{args.host}:{args.port}", file=sys.stderr)
     use_json_logs()
@@ -140,16 +147,8 @@ def apps(args):
     from .apps.service import AppService
     from .apps.store import AppStore
     from .games.records import utc_now
-    from .ops.config import settings
-    from .embedded import persistent_secret, served_store
     from .wiring import quotas, redis_client, secret_key, store_client
-    config = settings()
-    if not config["REDIS_URL"]:
-        data_dir = Path(args.data_dir).expanduser()
-        config["REDIS_URL"] = served_store(data_dir)
-        if not config["REDIS_URL"]:
-            sys.exit(f"ronda apps needs REDIS_URL, or a `ronda serve` running on {data_dir} (--data-dir)")
-        config["SECRET_KEY"] = config["SECRET_KEY"] or persistent_secret(data_dir)
+    config = deployment_settings("apps", args.data_dir)
     service = AppService(AppStore(store_client(config, redis_client(config["REDIS_URL"], 2))), utc_now,
                          public_quotas=quotas(config, "PUBLIC"), default_quotas=quotas(config, "APP"),
                          secret=secret_key(config))

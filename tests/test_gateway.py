@@ -11,14 +11,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
 import pytest
 import requests
 
 from app.ops.window_counts import SHARE_BETWEEN_SYNCS
 from http_helpers import in_one_window
-from test_production_server import ROOT, free_port, raw_answer, read_to_close, read_until, start_gunicorn
+from test_production_server import ROOT, free_port, raw_answer, read_to_close, read_until, ready, start_gunicorn
 
 pytestmark = pytest.mark.slow  # processes started and stopped: left out of the fast loop
 
@@ -30,14 +29,7 @@ TOKEN_BUDGET = 400  # a seat token's requests a minute: a whole game's, and the 
 def start_gateway(env, port) -> subprocess.Popen:
     process = subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "streams", "--port",
                                 str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/health/ready", timeout=1)
-            return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("ronda streams did not start")
+    return ready(process, port, "ronda streams")
 
 
 @pytest.fixture(scope="module")

@@ -69,13 +69,19 @@ def start_gunicorn(env, port, workers=1, app="app:create_app()"):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    return ready(process, port, "gunicorn")
+
+
+def ready(process: subprocess.Popen, port: int, name: str) -> subprocess.Popen:
+    """`process`, once its /health/ready answers on `port` (killed if it never does)."""
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/health/ready", timeout=1)
             return process
         except OSError:
             time.sleep(0.1)
-    raise AssertionError("gunicorn did not start")
+    process.kill()
+    raise AssertionError(f"{name} did not start")
 
 
 def call(base, method, path, body=None, headers=None):
