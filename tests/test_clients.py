@@ -130,6 +130,26 @@ def test_too_many_requests_is_429_with_retry_after(store_config):
     assert client.get(f"/games/{game['id']}/view", headers=bearer(tokens[1])).status_code == 200
 
 
+def test_a_bot_plays_on_its_token_budget_when_its_address_is_spent_and_false_bot_tokens_spend_it_for_bots(
+        store_config):
+    """A registered bot counts on its token's budget, not its address's: people behind the same
+    address spending theirs do not stop it. False bot tokens (401) count on the address, and once
+    such guesses alone have spent it, the address's bot tokens are refused too."""
+    client = create_app({**store_config, "RATE_LIMIT_PER_ADDRESS": 5, "RATE_LIMIT_PER_TOKEN": 0}).test_client()
+    people, guessers = ({"REMOTE_ADDR": f"198.51.{octet}.{uuid.uuid4().int % 250}"} for octet in (103, 104))
+    in_one_window(20)
+    token = client.post("/bots", json={"name": "Night owl"}, environ_base=people).json["token"]
+    spent = [client.get("/rules/presets", environ_base=people).status_code for _ in range(5)]
+    assert spent[-1] == 429
+    turns = "/bots/me/turns?wait_seconds=0"
+    assert client.get(turns, headers=bearer(token), environ_base=people).status_code == 200
+    assert [client.get(turns, headers=bearer("rbot.x.y"), environ_base=guessers).status_code
+            for _ in range(5)] == [401] * 5
+    refused = client.get(turns, headers=bearer(token), environ_base=guessers)
+    assert refused.status_code == 429 and refused.json["budget"] == "address"
+    assert client.get(turns, headers=bearer(token), environ_base=people).status_code == 200
+
+
 def test_cors_lets_the_configured_origin_in(live_app):
     client = live_app.test_client()
     preflight = client.options("/games", headers={"Origin": "https://play.example",

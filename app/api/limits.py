@@ -4,8 +4,9 @@ Budgets a minute, each its own count across every route: per client address (the
 behind trusted proxies, see RONDA_TRUSTED_PROXIES), per seat token, and per bot token; on top,
 per app (its quota of requests a minute). A 429 names the budget spent (`budget`). A
 registered bot's requests count on its token's budget, sized for matches, and not on its
-address's (one address may run many bots); a bot token that fails to authenticate counts on the
-address's. The headers show the token's budget when a token is sent, else the address's.
+address's (one address may run many bots, beside its people); a bot token that fails to
+authenticate counts on the address's, and once such guesses alone have spent it, the address's
+bot tokens are refused too. The headers show the token's budget when a token is sent, else the address's.
 Probes and CORS preflights are exempt.
 
 Counting costs a request far from its budget no Redis round trip: each process counts in memory
@@ -87,8 +88,9 @@ class Limits:
                     for budget in self.budgets
                     if budget.scope == kind or (budget.scope == "address" and kind != "bot-token")]
         window = WindowCounts.window(time.time())
-        if self.address and kind == "bot-token" and self.counts.estimate(client, window) >= self.address.per_minute:
-            return _refusal(self.address, window)  # false bot tokens from this address spent its budget
+        if self.address and kind == "bot-token" and \
+                self.counts.estimate(_bot_guesses(address), window) >= self.address.per_minute:
+            return _refusal(self.address, window)
         shown = None
         for index, (budget, name) in enumerate(applying):
             total = self.counts.spend(name, window, budget.per_minute)
@@ -110,7 +112,14 @@ class Limits:
     def answered(self, status: int, headers, address: str):
         """A request was answered `status`: a false bot token (401) costs its address."""
         if status == 401 and self.address and headers.get("Authorization", "").startswith(BOT_BEARER):
-            self.counts.add(f"address:{address}", WindowCounts.window(time.time()))
+            window = WindowCounts.window(time.time())
+            self.counts.add(f"address:{address}", window)
+            self.counts.add(_bot_guesses(address), window)
+
+
+def _bot_guesses(address: str) -> str:
+    """False bot tokens from an address: what refuses its bot tokens, not its people's requests."""
+    return f"bot-guesses:{address}"
 
 
 def rate_limit_headers(shown: Shown | None) -> dict:
