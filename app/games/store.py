@@ -361,9 +361,18 @@ class GameStore:
             return [json.loads(item) for item in listed]
         return _unpacked(packed)["events"][after:after + limit]
 
-    def event_count(self, game_id: str) -> int:
-        """How many events the game has (a game has one at least: a packed game's list is gone)."""
-        try:
-            return self.redis.llen(events_key(game_id)) or self.load(game_id).doc["event_count"]
-        except GameMissing:
-            return 0
+    def event_counts(self, game_ids: list[str]) -> dict[str, int]:
+        """How many events each game has, in one pipeline (a game has one at least: a packed game's
+        list is gone; a game that is gone has none)."""
+        if not game_ids:
+            return {}
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.llen(events_key(game_id))
+        counts = dict(zip(game_ids, pipe.execute(), strict=True))
+        for game_id in [game_id for game_id, count in counts.items() if not count]:
+            try:
+                counts[game_id] = self.load(game_id).doc["event_count"]
+            except GameMissing:
+                counts[game_id] = 0
+        return counts

@@ -217,10 +217,11 @@ class LiveHub:
                 self._catch_up_behind()
                 polled_at = time.monotonic()
                 notice = self._feed.next_notice(POLL_SECONDS)
-                if notice:
-                    self._on_notice(*notice)
-                else:
+                if not notice:
                     self._drained_at = polled_at
+                while notice:  # every notice that is in, then the new subscriptions' counts at once
+                    self._on_notice(*notice)
+                    notice = self._feed.next_notice(0)
             except StoreUnavailable as error:
                 log.warning("change feed could not read the store: %s", error)
                 time.sleep(RETRY_SECONDS)
@@ -262,9 +263,8 @@ class LiveHub:
         if kind == "subscribed" and topic in self._cursor:
             # Subscribed again after its node was lost: what changed meanwhile is read now.
             self._behind.add(topic)
-        elif kind == "subscribed":
+        elif kind == "subscribed":  # counted with the others that came in the same pass
             self._uncounted.add(topic)
-            self._count_subscribed()
         elif topic in self._cursor:
             self._changed(topic, version)
 
@@ -273,8 +273,12 @@ class LiveHub:
         bot's or player's watchers read their inbox), and its watchers let go. A count the store
         failed is tried again each pass: until then the topic's watchers wait (their patience
         runs), and a later watcher of it is not left waiting on a subscription nobody finishes."""
-        for topic in list(self._uncounted):
-            self._cursor[topic] = 0 if is_inbox(topic) else self.store.event_count(topic)
+        if not self._uncounted:
+            return
+        topics = list(self._uncounted)
+        counted = self.store.event_counts([topic for topic in topics if not is_inbox(topic)])
+        for topic in topics:
+            self._cursor[topic] = counted.get(topic, 0)
             self._uncounted.discard(topic)
             self._asked_at.pop(topic, None)
             self._mark_subscribed(topic)
