@@ -55,6 +55,41 @@ def test_a_watcher_that_comes_as_the_last_one_leaves_is_still_served(app, client
         hub.unwatch(watcher)
 
 
+def test_streams_that_open_after_a_snapshot_share_it_until_the_game_changes_and_miss_no_change(
+        app, client, monkeypatch):
+    """Issue 65, storm: a spectator snapshot read while the hub has seen every event of the game
+    serves the streams that open after it (one read, not one a stream); once the game changes, the
+    next stream reads anew, and every stream, on a shared snapshot or not, gets the change once."""
+    from app.api.live_streams import game_stream
+    from app.live.streams import Live
+    games = app.services.games
+    live = Live(app.services, app.live, 5.0)
+    game, tokens = create(client)
+    reads = []
+    view_as = games.view_as
+    monkeypatch.setattr(games, "view_as", lambda game_id, seat: reads.append(seat) or view_as(game_id, seat))
+
+    def opened():
+        stream = game_stream(live, game["id"], None, None)
+        assert next(stream) == ": connected\n\n"
+        return stream, next(stream)
+
+    streams = [opened() for _ in range(5)]
+    try:
+        assert len(reads) == 1 and len({snapshot for _, snapshot in streams}) == 1
+        seat = game["awaiting"][0]
+        view = seat_view(client, game["id"], tokens[seat])
+        assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+        changes = [next(stream) for stream, _ in streams]
+        assert len(set(changes)) == 1 and f"id: {view['event_count'] + 1}\n" in changes[0]
+        later, snapshot = opened()
+        streams.append((later, snapshot))
+        assert len(reads) == 2 and f"id: {changes[0].rsplit('id: ', 1)[1].split(chr(10))[0]}\n" in snapshot
+    finally:
+        for stream, _ in streams:
+            stream.close()
+
+
 @pytest.mark.slow
 def test_a_listener_held_busy_loses_no_watcher_that_its_feed_answered(app, client, monkeypatch):
     """Issue 65, 3: watchers of eight games open at once with 0.2 s of patience, and the listener

@@ -162,6 +162,11 @@ class LiveHub:
                 return False
         return True
 
+    def counted(self, game_id: str) -> int | None:
+        """The game's events the listener has seen (None: it is not subscribed, or may have missed
+        some): a watcher of the game is handed every change after these."""
+        return None if game_id in self._behind or game_id in self._uncounted else self._cursor.get(game_id)
+
     def unwatch(self, watcher: Watcher):
         with self._lock:
             watchers = self._watchers.get(watcher.game_id)

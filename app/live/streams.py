@@ -46,15 +46,22 @@ class SingleFlight:
     """One read serves every stream of one game and viewer that opens at once (all clients
     reconnecting after a deploy or a failover): the others wait for its answer instead of each
     taking a pooled connection. A read serves only the streams that were watching when it began,
-    so none misses a change between its snapshot and its events; a later one waits for the next."""
+    so none misses a change between its snapshot and its events; a later one waits for the next,
+    unless the caller vouches for the last answer (`still_current`), which is then kept for
+    RECENT_SECONDS at most."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._flights: dict = {}
+        self._recent: dict = {}  # key -> (when its read began, its answer)
 
-    def run(self, key, since: float, read):
+    def run(self, key, since: float, read, still_current: Callable[[Any], bool] | None = None):
         while True:
             with self._lock:
+                recent = self._recent.get(key)
+                if still_current is not None and recent is not None and \
+                        recent[0] >= time.monotonic() - RECENT_SECONDS and still_current(recent[1]):
+                    return recent[1]
                 flight = self._flights.get(key)
                 if flight is None:
                     flight = self._flights[key] = _Flight()
@@ -66,6 +73,11 @@ class SingleFlight:
                 return flight.answer
         try:
             flight.answer = read()
+            if still_current is not None:
+                with self._lock:
+                    if len(self._recent) >= RECENT_KEPT:
+                        self._recent.clear()
+                    self._recent[key] = (flight.started, flight.answer)
             return flight.answer
         except Exception as error:
             flight.error = error
@@ -83,6 +95,11 @@ class _Flight:
         self.answer, self.error = None, None
 
 
+# A snapshot the hub vouches for (no event since it was read) serves the streams that open after
+# it for this long: a storm over one game reads it about once. What changes a game without an
+# event (an erased player's name) reaches a new stream this much later, as it would a read in flight.
+RECENT_SECONDS = 1.0
+RECENT_KEPT = 10_000
 _SHARED = SingleFlight()  # this process's reads for streams: a game's document, a viewer's snapshot or events
 WATCH_PATIENCE = 10.0  # seconds a started stream waits for its game's subscription before it says reconnect
 
@@ -118,7 +135,8 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
             seat = None if token is None else _patiently(
                 lambda: service.seat_in(_SHARED.run(("game", game_id), started, lambda: service.load(game_id)), token))
             watcher = hub.watch(game_id, seat, timeout=WATCH_PATIENCE)  # before reading: no change slips between
-            yield from _events(service, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive, outlet)
+            yield from _events(service, hub, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive,
+                               outlet)
         except ServiceError as refused:
             yield sse("problem", problem_of(refused))
         except StoreUnavailable:  # the store, or the change feed, did not answer in time
@@ -150,10 +168,13 @@ def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
     return view["event_count"], view["status"], sse("snapshot", view, view["event_count"])
 
 
-def _events(service, watcher, watched_at, game_id, seat, last_event_id, keepalive, outlet):
+def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, keepalive, outlet):
     if last_event_id is None:
-        last_event_id, status, text = _patiently(lambda: _SHARED.run(("view", game_id, seat), watched_at,
-                                                                     lambda: _snapshot(service, game_id, seat)))
+        # Watching, it is handed every change the hub has not yet seen: a snapshot as new as the
+        # hub's count of the game's events misses none.
+        last_event_id, status, text = _patiently(lambda: _SHARED.run(
+            ("view", game_id, seat), watched_at, lambda: _snapshot(service, game_id, seat),
+            still_current=lambda snapshot: hub.counted(game_id) == snapshot[0]))
         yield text
         if status == "finished":
             return
