@@ -64,8 +64,10 @@ def post_worker_init(worker):
 
     from app.api.problems import write_gunicorn_problem
     from app.ops.logs import use_json_logs
+    from app.ops.runtime import settle_collector
     from app.wiring import close_streams
     use_json_logs()
+    settle_collector()  # the app is loaded
     util.write_error = write_gunicorn_problem
     wsgi.Response.default_headers = _without_server_header(wsgi.Response.default_headers)
     stop_worker = signal.getsignal(signal.SIGTERM)

@@ -228,8 +228,10 @@ def run(config: dict, host: str, port: int):
     monkey patching: its one subscription and its reads wait as greenlets)."""
     from ..api.limits import Limits
     from ..live.streams import Live, render_event
+    from ..ops.runtime import settle_collector
     from ..wiring import Services, close_streams, live_hub
     services = Services(config, in_process=False)
     live = Live(services, live_hub(services, render_event), config["SSE_KEEPALIVE_SECONDS"])
     limits = Limits(config, services.window_counts, exempt_blueprints=[], app_quotas=services.apps.quotas)
+    settle_collector()
     serve(StreamGateway(live, config, limits), config, host, port, close_streams)
