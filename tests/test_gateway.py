@@ -26,10 +26,13 @@ ORIGIN = "https://table.example"
 TOKEN_BUDGET = 400  # a seat token's requests a minute: a whole game's, and the rate-limit test spends one token's
 
 
+def launch_gateway(env, port) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "streams", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def start_gateway(env, port) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-c", "from app.cli import main; main()", "streams", "--port",
-                                str(port)], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return ready(process, port, "ronda streams")
+    return ready(launch_gateway(env, port), port, "ronda streams")
 
 
 @pytest.fixture(scope="module")
@@ -363,3 +366,38 @@ def test_behind_its_trusted_proxies_the_gateway_counts_the_address_the_first_of_
     assert behind_one._address(headers, ("10.0.0.2", 5000)) == "10.0.0.2"
     behind_one.trusted_proxies = 3  # fewer hops than proxies: the peer is all that is known
     assert behind_one._address(headers, ("10.0.0.2", 5000)) == "10.0.0.2"
+
+
+def test_a_fresh_gateway_opens_its_store_connections_before_its_first_stream_and_starts_with_its_store_down(
+        env, own_redis):
+    """A deploy's storm of reconnects comes to a fresh gateway: its store connections are open
+    before then (bench/streams.py's first storm). A store down as it starts does not keep it from
+    starting: it answers, not ready (503), until the store is back."""
+    import redis
+
+    from app.gateway.server import STORE_CONNECTIONS_AHEAD
+    store = redis.Redis.from_url(own_redis.url)
+    port = free_port()
+    gateway = start_gateway({**env, "REDIS_URL": own_redis.url}, port)
+    try:
+        assert len(store.client_list()) >= STORE_CONNECTIONS_AHEAD + 1  # theirs, and this test's
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=15)
+    own_redis.kill()
+    port = free_port()
+    gateway = launch_gateway({**env, "REDIS_URL": own_redis.url}, port)
+    try:
+        answer = None
+        for _ in range(100):
+            try:
+                answer = requests.get(f"http://127.0.0.1:{port}/health/ready", timeout=5)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        assert answer is not None and answer.status_code == 503
+        own_redis.restart()
+        ready(gateway, port, "ronda streams")
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=15)

@@ -25,6 +25,7 @@ LINE_LIMIT = 8190
 FIELDS_LIMIT = 100
 HEAD_LIMIT = 16384
 STOP_SECONDS = 5.0
+STORE_CONNECTIONS_AHEAD = 16  # about what a storm of 10,000 streams held (bench/streams.py: 17 in all)
 
 
 class HeadFields(dict):
@@ -228,10 +229,12 @@ def run(config: dict, host: str, port: int):
     monkey patching: its one subscription and its reads wait as greenlets)."""
     from ..api.limits import Limits
     from ..live.streams import Live, render_event
+    from ..ops.connection import open_ahead
     from ..ops.runtime import settle_collector
     from ..wiring import Services, close_streams, live_hub
     services = Services(config, in_process=False)
     live = Live(services, live_hub(services, render_event), config["SSE_KEEPALIVE_SECONDS"])
     limits = Limits(config, services.window_counts, exempt_blueprints=[], app_quotas=services.apps.quotas)
+    open_ahead(services.store.redis, STORE_CONNECTIONS_AHEAD)
     settle_collector()
     serve(StreamGateway(live, config, limits), config, host, port, close_streams)

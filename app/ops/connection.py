@@ -64,6 +64,23 @@ def connect(url: str, socket_timeout: float | None = STORE_TIMEOUT,
     return redis.Redis(connection_pool=pool)
 
 
+def open_ahead(client: RedisClient, count: int):
+    """Open `count` of the client's pooled connections now (each node's, on a cluster), for a
+    process that is to take a storm as it starts: a deploy's clients all reconnect to the new one,
+    and each connection opened then waits out its handshake's round trips in a loop busy with them."""
+    pools = [node.redis_connection.connection_pool for node in client.get_nodes() if node.redis_connection] \
+        if isinstance(client, redis.RedisCluster) else [client.connection_pool]
+    opened = []
+    try:
+        for pool in pools:
+            opened += [(pool, pool.get_connection()) for _ in range(count)]
+    except redis.RedisError as error:  # a store down now: the process starts all the same (not ready)
+        log.warning("could not open the store's connections ahead: %s", error)
+    finally:
+        for pool, connection in opened:
+            pool.release(connection)
+
+
 # How change notices travel: (publish, subscribe, unsubscribe) and their message types.
 PLAIN_FEED = ("PUBLISH", "subscribe", "unsubscribe")
 SHARDED_FEED = ("SPUBLISH", "ssubscribe", "sunsubscribe")
