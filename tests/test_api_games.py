@@ -248,7 +248,7 @@ def test_finished_games_expire_kept_as_one_compressed_value(app, client):
     assert client.get(f"/games/{game['id']}/events?after=3&limit=2").json == events[3:5]
     view = client.get(f"/games/{game['id']}").json
     assert view["status"] == "finished" and view["event_count"] == len(events)
-    assert app.services.store.event_count(game["id"]) == len(events)
+    assert app.services.store.event_counts([game["id"]]) == {game["id"]: len(events)}
     assert redis.memory_usage(state_key(game["id"])) < 12_000
 
 

@@ -81,10 +81,11 @@ def test_streams_that_open_after_a_snapshot_share_it_until_the_game_changes_and_
         view = seat_view(client, game["id"], tokens[seat])
         assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
         changes = [next(stream) for stream, _ in streams]
-        assert len(set(changes)) == 1 and f"id: {view['event_count'] + 1}\n" in changes[0]
+        assert len(set(changes)) == 1  # every stream, on the shared snapshot, got the move
         later, snapshot = opened()
         streams.append((later, snapshot))
-        assert len(reads) == 2 and f"id: {changes[0].rsplit('id: ', 1)[1].split(chr(10))[0]}\n" in snapshot
+        now = client.get(f"/games/{game['id']}").json["event_count"]
+        assert now > view["event_count"] and len(reads) == 2 and snapshot.startswith(f"id: {now}\n")
     finally:
         for stream, _ in streams:
             stream.close()
