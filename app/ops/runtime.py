@@ -5,7 +5,7 @@ import gc
 # Allocations between two collections of the youngest generation (Python's default: 700). A storm
 # of streams allocates a few hundred objects a stream, and its long-lived ones (greenlets, sockets,
 # watchers) were traversed again by every older collection: a quarter of the gateway's time in a
-# storm of 2,000 went to the collector (perf; docs/benchmarks.md).
+# storm of 2,000 went to the collector (perf, issue 65).
 YOUNG_COLLECTION_EVERY = 50_000
 
 
