@@ -63,7 +63,7 @@ def test_streams_that_open_after_a_snapshot_share_it_until_the_game_changes_and_
     from app.api.live_streams import game_stream
     from app.live.streams import Live
     games = app.services.games
-    live = Live(app.services, app.live, 5.0)
+    live = Live(app.services, app.live, 0.1)
     game, tokens = create(client)
     reads = []
     view_as = games.view_as
@@ -74,13 +74,18 @@ def test_streams_that_open_after_a_snapshot_share_it_until_the_game_changes_and_
         assert next(stream) == ": connected\n\n"
         return stream, next(stream)
 
-    streams = [opened() for _ in range(5)]
+    streams = [opened()]
+    # The first stream's snapshot goes before the subscription is confirmed; once it is (the
+    # stream waits, with a keep-alive), the snapshot is as new as the hub's count and is shared.
+    assert next(streams[0][0]) == ": keep-alive\n\n" and app.live.counted(game["id"]) is not None
+    streams += [opened() for _ in range(4)]
     try:
         assert len(reads) == 1 and len({snapshot for _, snapshot in streams}) == 1
+        assert all(next(stream) == ": keep-alive\n\n" for stream, _ in streams[1:])
         seat = game["awaiting"][0]
         view = seat_view(client, game["id"], tokens[seat])
         assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
-        changes = [next(stream) for stream, _ in streams]
+        changes = [next(chunk for chunk in stream if chunk != ": keep-alive\n\n") for stream, _ in streams]
         assert len(set(changes)) == 1  # every stream, on the shared snapshot, got the move
         later, snapshot = opened()
         streams.append((later, snapshot))
@@ -233,11 +238,13 @@ def test_a_stream_whose_change_feed_does_not_answer_starts_then_ends_with_a_reco
     def silent(*args, **options):
         raise redis.ConnectionError("the change feed did not answer")
 
-    monkeypatch.setattr(app.live, "watch", silent)
+    monkeypatch.setattr(app.live, "until_subscribed", silent)
     answers = [client.get(f"/games/{game_id}/stream") for _ in range(12)]
     assert all(a.status_code == 200 and a.mimetype == "text/event-stream" for a in answers)
     texts = [a.get_data(as_text=True) for a in answers]
-    assert all(re.fullmatch(r": connected\n\nretry: \d+\n\n", text) for text in texts), texts
+    # The snapshot is read while the subscription is asked for: it comes, then the hint.
+    assert all(re.fullmatch(r": connected\n\nid: \d+\nevent: snapshot\ndata: .*\n\nretry: \d+\n\n", text)
+               for text in texts), texts
     hints = [int(text.split("retry: ")[1]) for text in texts]
     # Issue 65, 3: each hint drawn from 1-5 s, so the streams a busy server ends come back spread out.
     assert all(1000 <= hint <= 5000 for hint in hints) and len(set(hints)) > 1, hints

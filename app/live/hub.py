@@ -130,8 +130,15 @@ class LiveHub:
     def watch(self, game_id: str, seat: int | None = None, wants_events: bool = True,
               timeout: float = SUBSCRIBE_SECONDS) -> Watcher:
         """Register a watcher; it returns once the game's channel is subscribed, so a reader that
-        reads the game after this misses no change. `timeout` counts from when the listener asks
-        the feed for the channel (shared by every watcher of the game)."""
+        reads the game after this misses no change."""
+        watcher = self.register(game_id, seat, wants_events)
+        self.until_subscribed(watcher, timeout)
+        return watcher
+
+    def register(self, game_id: str, seat: int | None = None, wants_events: bool = True) -> Watcher:
+        """A watcher of the game, at once: its channel's subscription is asked for (the first
+        watcher's) and confirmed later (`until_subscribed`). Every change the hub reads after it
+        counted the game's events (`counted`) is handed to the watcher."""
         watcher = Watcher(game_id, seat, wants_events)
         with self._lock:
             if self._closed:
@@ -145,10 +152,15 @@ class LiveHub:
                 watcher.subscribed.set()
         if first:
             self._requests.put(("subscribe", game_id))
-        if not self._subscribed_in_time(watcher, timeout):
-            self.unwatch(watcher)
-            raise redis.ConnectionError("the change feed did not answer")
         return watcher
+
+    def until_subscribed(self, watcher: Watcher, timeout: float = SUBSCRIBE_SECONDS):
+        """Return once the watcher's channel is subscribed; else unregister it and raise
+        redis.ConnectionError. `timeout` counts from when the listener asks the feed for the
+        channel (shared by every watcher of the game)."""
+        if not self._subscribed_in_time(watcher, timeout) or self._closed:
+            self.unwatch(watcher)
+            raise redis.ConnectionError("the change feed did not answer, or the process is stopping")
 
     def _subscribed_in_time(self, watcher: Watcher, patience: float) -> bool:
         """Whether the watcher's topic got subscribed before the feed was found silent on it (see
@@ -212,6 +224,7 @@ class LiveHub:
             watchers = [w for ws in self._watchers.values() for w in ws]
         for watcher in watchers:
             watcher.inbox.put(CLOSED)
+            watcher.subscribed.set()  # one still waiting for its subscription stops waiting
 
     # ----- the one listener ----------------------------------------------------------------
     def _listen(self):

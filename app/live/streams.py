@@ -134,7 +134,7 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
         try:
             seat = None if token is None else _patiently(
                 lambda: service.seat_in(_SHARED.run(("game", game_id), started, lambda: service.load(game_id)), token))
-            watcher = hub.watch(game_id, seat, timeout=WATCH_PATIENCE)  # before reading: no change slips between
+            watcher = hub.register(game_id, seat)  # before reading: no change slips between
             yield from _events(service, hub, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive,
                                outlet)
         except ServiceError as refused:
@@ -169,26 +169,31 @@ def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
 
 
 def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, keepalive, outlet):
+    # What the viewer has not seen is read while the game's subscription is made, not after it: a
+    # storm's first stream of a game does not wait for both in turn. Once subscribed, the watcher
+    # is handed every change after the hub's count of the game's events; those between what was
+    # read and that count are read from the log. A snapshot as new as that count (the streams that
+    # open after it) is shared as it is.
     if last_event_id is None:
-        # Watching, it is handed every change the hub has not yet seen: a snapshot as new as the
-        # hub's count of the game's events misses none.
         last_event_id, status, text = _patiently(lambda: _SHARED.run(
             ("view", game_id, seat), watched_at, lambda: _snapshot(service, game_id, seat),
             still_current=lambda snapshot: hub.counted(game_id) == snapshot[0]))
         yield text
-        if status == "finished":
-            return
     else:
         after = last_event_id
         missed = _patiently(lambda: _SHARED.run(("events", game_id, seat, after), watched_at,
                                                 lambda: list(_read_after(service, game_id, seat, after))))
-        for event_id, kind, text in missed:
-            yield text
-            last_event_id = event_id
-            if kind == "game_over":
-                return
-        status = _patiently(lambda: _SHARED.run(("game", game_id), watched_at, lambda: service.load(game_id)))
-        if status.doc["status"] == "finished":
+        if (last_event_id := (yield from _sent(missed, last_event_id))) is None:
+            return
+        game = _patiently(lambda: _SHARED.run(("game", game_id), watched_at, lambda: service.load(game_id)))
+        status = game.doc["status"]
+    if status == "finished":
+        return
+    hub.until_subscribed(watcher, WATCH_PATIENCE)
+    if hub.counted(game_id) != last_event_id:
+        after = last_event_id
+        caught_up = _patiently(lambda: list(_read_after(service, game_id, seat, after)))
+        if (last_event_id := (yield from _sent(caught_up, last_event_id))) is None:
             return
     while True:
         if outlet is not None:  # while it waits, the hub writes the change it would send next
@@ -215,13 +220,21 @@ def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, kee
             continue
         if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
             events = _read_after(service, game_id, seat, last_event_id)
-        for event_id, kind, text in events:
-            if event_id <= last_event_id:
-                continue  # already sent: it came while this stream read the log itself
-            yield text
-            last_event_id = event_id
-            if kind == "game_over":
-                return
+        if (last_event_id := (yield from _sent(events or (), last_event_id))) is None:
+            return
+
+
+def _sent(events, last_event_id: int):
+    """Each event's text after `last_event_id` (one may have come twice: from the hub and from the
+    log); the id of the last one sent, or None once the game is over."""
+    for event_id, kind, text in events:
+        if event_id <= last_event_id:
+            continue
+        yield text
+        last_event_id = event_id
+        if kind == "game_over":
+            return None
+    return last_event_id
 
 
 def _read_after(service, game_id, seat, last_event_id):
