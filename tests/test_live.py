@@ -14,11 +14,11 @@ from app.ops.keys import changes_channel
 from http_helpers import act, create, seat_view
 
 
-def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once(app, client):
+def test_many_watchers_of_a_game_share_one_subscription_and_get_each_change_once(app, client, monkeypatch):
     hub, store = app.live, app.services.store
     game, tokens = create(client)
     rendered = []
-    hub.render = lambda event: rendered.append(event) or f"event {event['id']}"
+    monkeypatch.setattr(hub, "render", lambda event: rendered.append(event) or f"event {event['id']}")
     watchers = [hub.watch(game["id"], seat) for seat in (None, 0, 1) for _ in range(10)]
     try:
         assert store.redis.pubsub_numsub(changes_channel(game["id"]))[0][1] == 1
@@ -94,6 +94,52 @@ def test_streams_that_open_after_a_snapshot_share_it_until_the_game_changes_and_
     finally:
         for stream, _ in streams:
             stream.close()
+
+
+def event_count(client, game_id: str) -> int:
+    return client.get(f"/games/{game_id}").json["event_count"]
+
+
+def sent_ids(chunks: list[str]) -> list[int]:
+    return [int(event_id) for chunk in chunks for event_id in re.findall(r"^id: (\d+)$", chunk, re.M)]
+
+
+def test_a_stream_gets_its_snapshot_before_its_subscription_and_then_each_move_made_meanwhile_once(
+        app, client, monkeypatch):
+    """Issue 65, storm: a stream's snapshot is read while its game's subscription is made, so a
+    listener held busy does not hold it back; moves made between the snapshot and the subscription
+    are read from the log, and later moves come from the hub, each event once and in order."""
+    from app.api.live_streams import game_stream
+    from app.live.streams import Live
+    hub = app.live
+    game, tokens = create(client)
+    count_subscribed, release = hub._count_subscribed, threading.Event()
+    monkeypatch.setattr(hub, "_count_subscribed", lambda: release.wait(30) and count_subscribed())
+
+    def move():
+        seat = seat_view(client, game["id"], tokens[0])["awaiting"][0]
+        view = seat_view(client, game["id"], tokens[seat])
+        assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
+
+    stream = game_stream(Live(app.services, hub, 0.1), game["id"], None, None)
+    try:
+        assert next(stream) == ": connected\n\n"
+        snapshot = next(stream)  # the listener is held: its subscription is not counted yet
+        assert snapshot.startswith(f"id: {game['event_count']}\nevent: snapshot") and hub.counted(game["id"]) is None
+        move()
+        release.set()
+        chunks: list[str] = []
+        first = event_count(client, game["id"])
+        while first not in sent_ids(chunks):
+            chunks.append(next(stream))
+        move()
+        last = event_count(client, game["id"])
+        while last not in sent_ids(chunks):
+            chunks.append(next(stream))
+        assert sent_ids(chunks) == list(range(game["event_count"] + 1, last + 1)), chunks
+    finally:
+        release.set()
+        stream.close()
 
 
 @pytest.mark.slow
