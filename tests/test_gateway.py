@@ -6,6 +6,7 @@ API under gunicorn and the gateway, on one Redis."""
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -13,8 +14,10 @@ import sys
 import time
 
 import pytest
+import redis
 import requests
 
+from app.ops.keys import changes_channel
 from app.ops.window_counts import SHARE_BETWEEN_SYNCS
 from http_helpers import in_one_window
 from test_production_server import ROOT, free_port, raw_answer, read_to_close, read_until, ready, start_gunicorn
@@ -289,6 +292,44 @@ def test_sigterm_ends_the_gateways_streams_with_jittered_reconnect_hints_and_it_
         hints.append(int(tail.split("retry: ", 1)[1].split("\n", 1)[0]))
     gateway.wait(timeout=10)
     assert all(1000 <= hint <= 5000 for hint in hints) and len(set(hints)) > 1
+
+
+def open_streams_of(base) -> float:
+    metric = re.search(r"^ronda_open_streams (\S+)$", requests.get(f"{base}/metrics").text, re.M)
+    assert metric is not None
+    return float(metric.group(1))
+
+
+def test_the_gateway_lets_go_of_a_stream_as_its_client_closes_it_not_at_its_next_keep_alive(fronts, env, redis_url):
+    """Issue 65, storm: twenty clients close their streams of a game; the gateway, whose keep-alive
+    is five minutes away, lets go of each (its count of open streams, the game's subscription) as
+    they close, and the stream still open gets the next move."""
+    api, _, _ = fronts
+    port = free_port()
+    gateway = start_gateway({**env, "RONDA_SSE_KEEPALIVE_SECONDS": "300"}, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        left, kept = new_game(api)[0], new_game(api)
+        leaving = [open_raw(port, f"/games/{left}/stream") for _ in range(20)]
+        staying = open_raw(port, f"/games/{kept[0]}/stream")
+        for sock in [*leaving, staying]:
+            read_until(sock, b"event: snapshot", 1)
+        assert open_streams_of(base) == 21
+        for sock in leaving:
+            sock.close()
+        store = redis.Redis.from_url(redis_url)
+        deadline = time.monotonic() + 60  # far from the keep-alive: only a close seen at once passes
+        while (open_streams_of(base) > 1 or store.pubsub_numsub(changes_channel(left))[0][1]) and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert open_streams_of(base) == 1 and store.pubsub_numsub(changes_channel(left))[0][1] == 0
+        after = requests.get(f"{api}/games/{kept[0]}").json()["event_count"] + 1
+        play(api, kept[0], kept[1], 1)
+        assert f"id: {after}\n".encode() in read_until(staying, f"id: {after}\n".encode(), 1)
+        staying.close()
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=15)
 
 
 def test_a_client_that_stops_reading_holds_up_no_other_stream_of_the_gateway(fronts):

@@ -323,3 +323,36 @@ def test_cors_answers_vary_by_origin_and_expose_what_a_browser_client_reads(redi
     assert "Origin" in answer.headers["Vary"]
     exposed = {name.strip() for name in answer.headers["Access-Control-Expose-Headers"].split(",")}
     assert {"ETag", "Location", "Retry-After", "X-RateLimit-Remaining"} <= exposed
+
+
+def test_a_shared_read_whose_reader_is_ended_before_its_answer_is_read_anew_by_those_waiting():
+    """A stream whose client went is ended where it stands (the gateway's GreenletExit), perhaps
+    while it reads for other streams: those waiting for that read read anew, none is left without
+    an answer."""
+    from app.live.streams import SingleFlight
+
+    class Ended(BaseException):
+        pass
+
+    shared, reading, release, answers = SingleFlight(), threading.Event(), threading.Event(), []
+
+    def ended_read():
+        reading.set()
+        release.wait(10)
+        raise Ended
+
+    def first():
+        try:
+            shared.run("view", ended_read)
+        except Ended:
+            answers.append("ended")
+
+    threads = [threading.Thread(target=first),
+               threading.Thread(target=lambda: reading.wait(10) and answers.append(shared.run("view", lambda: "anew")))]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.2)  # the second waits on the first's read by now
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(answers) == ["anew", "ended"]

@@ -45,17 +45,16 @@ READ_RETRY = (0.1, 1.0)  # the first and the longest pause between those tries
 class SingleFlight:
     """One read serves every stream of one game and viewer that opens at once (all clients
     reconnecting after a deploy or a failover): the others wait for its answer instead of each
-    taking a pooled connection. A read serves only the streams that were watching when it began,
-    so none misses a change between its snapshot and its events; a later one waits for the next,
-    unless the caller vouches for the last answer (`still_current`), which is then kept for
-    RECENT_SECONDS at most."""
+    taking a pooled connection. With `since`, a read serves only the streams that were there when
+    it began (a later one waits for the next); without, any read in flight does. A caller that
+    vouches for the last answer (`still_current`) is given it for RECENT_SECONDS at most."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self._flights: dict = {}
         self._recent: dict = {}  # key -> (when its read began, its answer)
 
-    def run(self, key, since: float, read, still_current: Callable[[Any], bool] | None = None):
+    def run(self, key, read, since: float | None = None, still_current: Callable[[Any], bool] | None = None):
         while True:
             with self._lock:
                 recent = self._recent.get(key)
@@ -67,12 +66,13 @@ class SingleFlight:
                     flight = self._flights[key] = _Flight()
                     break
             flight.done.wait()
-            if flight.started >= since:
+            if flight.finished and (since is None or flight.started >= since):
                 if flight.error is not None:
                     raise flight.error
                 return flight.answer
         try:
             flight.answer = read()
+            flight.finished = True
             if still_current is not None:
                 with self._lock:
                     if len(self._recent) >= RECENT_KEPT:
@@ -80,7 +80,7 @@ class SingleFlight:
                     self._recent[key] = (flight.started, flight.answer)
             return flight.answer
         except Exception as error:
-            flight.error = error
+            flight.error, flight.finished = error, True
             raise
         finally:
             with self._lock:
@@ -93,11 +93,14 @@ class _Flight:
         self.started = time.monotonic()
         self.done = threading.Event()
         self.answer, self.error = None, None
+        # False once done: its reader was ended (a stream whose client went) before it had an
+        # answer, and those waiting read anew
+        self.finished = False
 
 
-# A snapshot the hub vouches for (no event since it was read) serves the streams that open after
-# it for this long: a storm over one game reads it about once. What changes a game without an
-# event (an erased player's name) reaches a new stream this much later, as it would a read in flight.
+# A snapshot serves the streams that open after it for this long, unless the hub has counted an
+# event since it was read: a storm over one game reads it about once. What changes a game without
+# an event (an erased player's name) reaches a new stream this much later.
 RECENT_SECONDS = 1.0
 RECENT_KEPT = 10_000
 _SHARED = SingleFlight()  # this process's reads for streams: a game's document, a viewer's snapshot or events
@@ -133,10 +136,9 @@ def event_stream(service, hub, game_id: str, token: str | None, last_event_id: i
         started = time.monotonic()
         try:
             seat = None if token is None else _patiently(
-                lambda: service.seat_in(_SHARED.run(("game", game_id), started, lambda: service.load(game_id)), token))
-            watcher = hub.register(game_id, seat)  # before reading: no change slips between
-            yield from _events(service, hub, watcher, time.monotonic(), game_id, seat, last_event_id, keepalive,
-                               outlet)
+                lambda: service.seat_in(_SHARED.run(("game", game_id), lambda: service.load(game_id), started), token))
+            watcher = hub.register(game_id, seat)  # first: its subscription is made while it reads
+            yield from _events(service, hub, watcher, game_id, seat, last_event_id, keepalive, outlet)
         except ServiceError as refused:
             yield sse("problem", problem_of(refused))
         except StoreUnavailable:  # the store, or the change feed, did not answer in time
@@ -168,24 +170,24 @@ def _snapshot(service, game_id: str, seat: int | None) -> tuple[int, str, str]:
     return view["event_count"], view["status"], sse("snapshot", view, view["event_count"])
 
 
-def _events(service, hub, watcher, watched_at, game_id, seat, last_event_id, keepalive, outlet):
+def _events(service, hub, watcher, game_id, seat, last_event_id, keepalive, outlet):
     # What the viewer has not seen is read while the game's subscription is made, not after it: a
     # storm's first stream of a game does not wait for both in turn. Once subscribed, the watcher
     # is handed every change after the hub's count of the game's events; those between what was
-    # read and that count are read from the log. A snapshot as new as that count (the streams that
-    # open after it) is shared as it is.
+    # read and that count are read from the log. So any read serves: one in flight, or a snapshot
+    # as new as the hub's count (or read before the game was counted at all).
     if last_event_id is None:
         last_event_id, status, text = _patiently(lambda: _SHARED.run(
-            ("view", game_id, seat), watched_at, lambda: _snapshot(service, game_id, seat),
-            still_current=lambda snapshot: hub.counted(game_id) == snapshot[0]))
+            ("view", game_id, seat), lambda: _snapshot(service, game_id, seat),
+            still_current=lambda snapshot: hub.counted(game_id) in (None, snapshot[0])))
         yield text
     else:
         after = last_event_id
-        missed = _patiently(lambda: _SHARED.run(("events", game_id, seat, after), watched_at,
+        missed = _patiently(lambda: _SHARED.run(("events", game_id, seat, after),
                                                 lambda: list(_read_after(service, game_id, seat, after))))
         if (last_event_id := (yield from _sent(missed, last_event_id))) is None:
             return
-        game = _patiently(lambda: _SHARED.run(("game", game_id), watched_at, lambda: service.load(game_id)))
+        game = _patiently(lambda: _SHARED.run(("game", game_id), lambda: service.load(game_id)))
         status = game.doc["status"]
     if status == "finished":
         return
