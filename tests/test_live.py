@@ -104,11 +104,13 @@ def sent_ids(chunks: list[str]) -> list[int]:
     return [int(event_id) for chunk in chunks for event_id in re.findall(r"^id: (\d+)$", chunk, re.M)]
 
 
+@pytest.mark.parametrize("viewer", [None, 0, 1], ids=["spectator", "seat 0", "seat 1"])
 def test_a_stream_gets_its_snapshot_before_its_subscription_and_then_each_move_made_meanwhile_once(
-        app, client, monkeypatch):
+        app, client, monkeypatch, viewer):
     """Issue 65, storm: a stream's snapshot is read while its game's subscription is made, so a
     listener held busy does not hold it back; moves made between the snapshot and the subscription
-    are read from the log, and later moves come from the hub, each event once and in order."""
+    are read from the log, and later moves come from the hub, each event once and in order, and
+    each as the event log shows it to the same viewer (a seat's own cards, no one else's)."""
     from app.api.live_streams import game_stream
     from app.live.streams import Live
     hub = app.live
@@ -121,12 +123,18 @@ def test_a_stream_gets_its_snapshot_before_its_subscription_and_then_each_move_m
         view = seat_view(client, game["id"], tokens[seat])
         assert act(client, game["id"], tokens[seat], view["legal_actions"][0], view["version"]).status_code == 200
 
-    stream = game_stream(Live(app.services, hub, 0.1), game["id"], None, None)
+    token = None if viewer is None else tokens[viewer]
+    stream = game_stream(Live(app.services, hub, 0.1), game["id"], token, None)
     try:
         assert next(stream) == ": connected\n\n"
         snapshot = next(stream)  # the listener is held: its subscription is not counted yet
         assert snapshot.startswith(f"id: {game['event_count']}\nevent: snapshot") and hub.counted(game["id"]) is None
-        move()
+        # moves until a new deal, while the subscription is held: the log must show each viewer its own hand
+        events_since = f"/games/{game['id']}/events?after={game['event_count']}"
+        for _ in range(40):
+            move()
+            if any(event["type"] == "deal" for event in client.get(events_since).json):
+                break
         release.set()
         chunks: list[str] = []
         first = event_count(client, game["id"])
@@ -137,6 +145,11 @@ def test_a_stream_gets_its_snapshot_before_its_subscription_and_then_each_move_m
         while last not in sent_ids(chunks):
             chunks.append(next(stream))
         assert sent_ids(chunks) == list(range(game["event_count"] + 1, last + 1)), chunks
+        logged = client.get(events_since, headers={} if token is None else {"Authorization": f"Bearer {token}"}).json
+        sent = [json.loads(data) for chunk in chunks for data in re.findall(r"^data: (.*)$", chunk, re.M)]
+        assert sent == logged
+        deal = next(event for event in sent if event["type"] == "deal")
+        assert deal["hand"] is None if viewer is None else len(deal["hand"]) == deal["hand_counts"][viewer] > 0
     finally:
         release.set()
         stream.close()
