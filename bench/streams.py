@@ -16,7 +16,8 @@ worker with py-spy during the largest fan-out and prints where its time went.
 
 Storm (`--storm N,...`): N streams opened at once over `--storm-games` games (every client
 reconnecting after a deploy): refused (an answer other than 200, or closed before its snapshot),
-closed without a byte, first byte and snapshot p50/p99 from the first connect.
+closed without a byte, first byte and snapshot p50/p99 from the first connect, and the CPU time
+each server spent a stream (what a storm costs it, steadier than its latencies).
 
 Run: .venv/bin/python bench/streams.py [--streams 1000,5000,10000] [--storm 1000,10000] [--profile]
 [--fronts api,gateway] [--host H] [--port P] [--gateway-port P] [--floor-port P] [--wsgi-floor];
@@ -234,6 +235,12 @@ def worker_pid(master_pid):
     return int(Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()[0])
 
 
+def cpu_seconds(pid):
+    """The process's CPU time so far, user and system (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid):
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -341,19 +348,24 @@ def main():
             found = {}
             for name, (said, stream_port, pid) in fronts.items():
                 spy = profiled(pid(), 10) if args.profile and count == max(storms) else None
+                cpu = cpu_seconds(pid())
                 found[name] = asyncio.run(storm(stream_port, count, paths))
+                cpu = cpu_seconds(pid()) - cpu
                 first, snapshot = quantiles(found[name]["first byte"]), quantiles(found[name]["snapshot"])
                 print(f"storm: {count} streams opened at once over {args.storm_games} games on {said}: refused "
                       f"{found[name]['refused']}, closed without a byte {found[name]['without a byte']}; first byte "
                       f"p50 {first[49] * 1000:.0f} ms, p99 {first[98] * 1000:.0f} ms; snapshot p50 "
-                      f"{snapshot[49] * 1000:.0f} ms, p99 {snapshot[98] * 1000:.0f} ms", flush=True)
+                      f"{snapshot[49] * 1000:.0f} ms, p99 {snapshot[98] * 1000:.0f} ms; its CPU "
+                      f"{cpu / count * 1e6:.0f} us a stream", flush=True)
                 if spy is not None:
                     say_where_the_time_went(spy, f"the storm of {count} on {said}")
                 time.sleep(2)
+            cpu = cpu_seconds(floor_process.pid)
             floor_found = asyncio.run(storm(floor_port, count, ["/stream"]))
+            cpu = cpu_seconds(floor_process.pid) - cpu
             floor_snapshot = quantiles(floor_found["snapshot"])
             print(f"  floor: refused {floor_found['refused']}, snapshot p50 {floor_snapshot[49] * 1000:.0f} ms, "
-                  f"p99 {floor_snapshot[98] * 1000:.0f} ms", flush=True)
+                  f"p99 {floor_snapshot[98] * 1000:.0f} ms; its CPU {cpu / count * 1e6:.0f} us a stream", flush=True)
             for name, (said, _, _) in fronts.items():
                 snapshot = quantiles(found[name]["snapshot"])
                 ratio = snapshot[98] / floor_snapshot[98] if found[name]["snapshot"] else float("inf")
