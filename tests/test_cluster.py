@@ -4,6 +4,7 @@ tests/test_api_play.py and tests/test_clients.py also run whole here (whole game
 preset, the 16-writer race, SSE resume, long polls, idempotent replays, rate limits): their
 fixtures take both stores. These are what only a cluster shows."""
 
+import json
 import os
 import shutil
 import socket
@@ -373,3 +374,45 @@ def test_an_api_idle_through_a_failover_writes_201_or_503_never_500_and_readines
         assert answers == Counter({201: 30}), answers  # readiness said ok: every write is acknowledged
     finally:
         cluster.stop()
+
+
+def snapshot_of(sock) -> dict:
+    """The snapshot a raw stream sends first (one chunk: no framing inside it)."""
+    from test_production_server import read_until
+    data = read_until(sock, b"event: snapshot\ndata: ", 1).split(b"event: snapshot\ndata: ", 1)[1]
+    while b"\n\n" not in data:
+        data += sock.recv(65536)
+    return json.loads(data.split(b"\n\n", 1)[0])
+
+
+def test_the_gateway_serves_a_games_seat_and_spectator_streams_from_the_cluster(redis_url, cluster_url):
+    """The scaled-out shape sends the live streams to `ronda streams` (docker-compose.cluster.yml):
+    with the games on the cluster, its seat and spectator streams start with that viewer's
+    snapshot (the seat's own hand, the spectator's none) and then get each move."""
+    from test_gateway import open_raw, start_gateway
+    from test_production_server import free_port, read_until
+    secret = "cluster-gateway-secret"
+    app = create_app({"REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster_url, "SECRET_KEY": secret,
+                      "RATE_LIMIT_PER_ADDRESS": 0, "RATE_LIMIT_PER_TOKEN": 0})
+    client = app.test_client()
+    port = free_port()
+    gateway = start_gateway({**os.environ, "REDIS_URL": redis_url, "REDIS_CLUSTER_URL": cluster_url,
+                             "RONDA_SECRET_KEY": secret}, port)
+    try:
+        game, tokens = create(client)
+        spectator = open_raw(port, f"/games/{game['id']}/stream")
+        seat = socket.create_connection(("127.0.0.1", port), timeout=30)
+        seat.sendall(f"GET /games/{game['id']}/stream HTTP/1.1\r\nHost: x\r\n"
+                     f"Authorization: Bearer {tokens[0]}\r\n\r\n".encode())
+        hand = client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).json["hand"]
+        assert snapshot_of(seat)["hand"] == hand and snapshot_of(spectator)["hand"] is None
+        mover = game["awaiting"][0]
+        view = client.get(f"/games/{game['id']}/view", headers=bearer(tokens[mover])).json
+        assert act(client, game["id"], tokens[mover], view["legal_actions"][0], view["version"]).status_code == 200
+        made = client.get(f"/games/{game['id']}").json["event_count"]
+        for sock in (spectator, seat):
+            assert f"id: {made}\n".encode() in read_until(sock, f"id: {made}\n".encode(), 1)
+            sock.close()
+    finally:
+        gateway.terminate()
+        gateway.wait(timeout=15)

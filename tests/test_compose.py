@@ -5,6 +5,7 @@ import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
 
+import pytest
 import yaml
 
 from app.ops.connection import startup_nodes
@@ -117,11 +118,15 @@ def test_worker_metrics_are_reachable_where_compose_runs_them():
     assert port in [str(p) for p in worker.get("expose", [])]
 
 
-def test_the_router_sends_the_gateways_routes_to_the_gateway_and_every_other_path_to_the_api():
-    """Issue 65, 1: same URLs for every client behind compose's router, whichever process serves them."""
+@pytest.mark.parametrize("compose_file", ["docker-compose.yml", "docker-compose.cluster.yml"])
+def test_the_router_sends_the_gateways_routes_to_the_gateway_and_every_other_path_to_the_api(compose_file):
+    """Issue 65, 1: same URLs for every client behind compose's router, whichever process serves
+    them, in the production shape and in the scaled-out one (one router config for both)."""
     from app.gateway.routes import ROUTES
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    router = compose["configs"]["router"]["content"].replace("$$", "$")
+    compose = yaml.safe_load((ROOT / compose_file).read_text())
+    router = (ROOT / compose["configs"]["router"]["file"]).read_text()
+    assert compose["services"]["router"]["configs"][0]["source"] == "router"
+    assert "ports" not in compose["services"]["api"]  # every request comes through the router
     streamed = re.compile(re.search(r"location ~ (\S+) \{\s*proxy_pass http://streams;", router).group(1))
     assert re.search(r"location / \{\s*proxy_pass http://api;", router)
     served = compose["services"]["streams"]
