@@ -155,6 +155,46 @@ def test_a_stream_gets_its_snapshot_before_its_subscription_and_then_each_move_m
         stream.close()
 
 
+def test_a_game_whose_watchers_all_left_before_its_subscription_was_confirmed_is_unsubscribed(
+        app, client, monkeypatch):
+    """Issue 65, storm: a stream gets its snapshot before its game's subscription is confirmed, so
+    its client may close it first. The hub then hears of the subscription after it let the
+    unsubscription be (nothing was counted yet); it unsubscribes once it counts a game nobody
+    watches, rather than hold the channel for good."""
+    hub, store = app.live, app.services.store
+    game, _ = create(client)
+    channel = changes_channel(game["id"])
+    next_notice, release = hub._feed.next_notice, threading.Event()
+
+    def unheard(timeout):  # the feed's answers not read yet: the confirmation is still on its way
+        if release.is_set():
+            return next_notice(timeout)
+        time.sleep(timeout)
+        return None
+
+    staying = hub.watch(create(client)[0]["id"])  # another game's stream: the hub does not go idle
+    monkeypatch.setattr(hub._feed, "next_notice", unheard)
+    try:
+        watcher = hub.register(game["id"])
+        deadline = time.monotonic() + 10
+        while store.redis.pubsub_numsub(channel)[0][1] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert store.redis.pubsub_numsub(channel)[0][1] == 1
+        hub.unwatch(watcher)
+        while not hub._requests.empty() and time.monotonic() < deadline:  # its unsubscription is let be
+            time.sleep(0.01)
+        time.sleep(0.2)
+    finally:
+        release.set()
+    try:
+        # the hub stays busy with the other game, so only an unsubscription ends this one's
+        while store.redis.pubsub_numsub(channel)[0][1] and time.monotonic() < deadline + 10:
+            time.sleep(0.01)
+        assert store.redis.pubsub_numsub(channel)[0][1] == 0 and hub.counted(game["id"]) is None
+    finally:
+        hub.unwatch(staying)
+
+
 @pytest.mark.slow
 def test_a_listener_held_busy_loses_no_watcher_that_its_feed_answered(app, client, monkeypatch):
     """Issue 65, 3: watchers of eight games open at once with 0.2 s of patience, and the listener

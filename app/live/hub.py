@@ -299,7 +299,10 @@ class LiveHub:
             self._cursor[topic] = counted.get(topic, 0)
             self._uncounted.discard(topic)
             self._asked_at.pop(topic, None)
-            self._mark_subscribed(topic)
+            if not self._mark_subscribed(topic):
+                # Its watchers left while it was being subscribed (a stream that got its snapshot
+                # and was closed): their unsubscription came before it was counted, and was let be.
+                self._requests.put(("unsubscribe", topic))
 
     def _catch_up_behind(self):
         """Topics whose notices may have been missed: treat each as changed (until its store answers)."""
@@ -313,11 +316,13 @@ class LiveHub:
                 pass  # expired: its watchers end on their own timeouts
             self._behind.discard(topic)
 
-    def _mark_subscribed(self, game_id: str):
+    def _mark_subscribed(self, game_id: str) -> bool:
+        """Let the game's watchers go on; False if it has none."""
         with self._lock:
             watchers = list(self._watchers.get(game_id, ()))
         for watcher in watchers:
             watcher.subscribed.set()
+        return bool(watchers)
 
     def _changed(self, game_id: str, version: int | None):
         if is_inbox(game_id):
