@@ -300,13 +300,16 @@ def open_streams_of(base) -> float:
     return float(metric.group(1))
 
 
-def test_the_gateway_lets_go_of_a_stream_as_its_client_closes_it_not_at_its_next_keep_alive(fronts, env, redis_url):
-    """Issue 65, storm: twenty clients close their streams of a game; the gateway, whose keep-alive
-    is five minutes away, lets go of each (its count of open streams, the game's subscription) as
-    they close, and the stream still open gets the next move."""
+@pytest.mark.parametrize("front", ["gateway", "api"])
+def test_a_stream_is_let_go_as_its_client_closes_it_not_at_its_next_keep_alive(fronts, env, redis_url, front):
+    """Issue 65, storm: twenty clients close their streams of a game; the server (the gateway, or
+    the API under its gunicorn gevent worker), whose keep-alive is five minutes away, lets go of
+    each (its count of open streams, the game's subscription) as they close, and the stream still
+    open gets the next move."""
     api, _, _ = fronts
     port = free_port()
-    gateway = start_gateway({**env, "RONDA_SSE_KEEPALIVE_SECONDS": "300"}, port)
+    quiet = {**env, "RONDA_SSE_KEEPALIVE_SECONDS": "300"}
+    server = start_gateway(quiet, port) if front == "gateway" else start_gunicorn(quiet, port)
     base = f"http://127.0.0.1:{port}"
     try:
         left, kept = new_game(api)[0], new_game(api)
@@ -328,8 +331,8 @@ def test_the_gateway_lets_go_of_a_stream_as_its_client_closes_it_not_at_its_next
         assert f"id: {after}\n".encode() in read_until(staying, f"id: {after}\n".encode(), 1)
         staying.close()
     finally:
-        gateway.terminate()
-        gateway.wait(timeout=15)
+        server.terminate()
+        server.wait(timeout=15)
 
 
 def test_a_client_that_stops_reading_holds_up_no_other_stream_of_the_gateway(fronts):

@@ -1,5 +1,6 @@
 """What every blueprint needs: the service, the seat token, the If-Match version, error docs."""
 
+import sys
 from functools import wraps
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -69,8 +70,15 @@ def answer_headers(response):
 
 
 def streaming(open_stream, *args) -> Response:
-    """A live stream (app/api/live_streams.py) as this app's answer: `open_stream(live, *args)`."""
+    """A live stream (app/api/live_streams.py) as this app's answer: `open_stream(live, *args)`.
+    Under gunicorn's gevent worker, a stream ends as its client closes the connection (gunicorn
+    takes its broken pipe quietly), not at its next keep-alive."""
     stream = open_stream(Live(services(), live(), current_app.config["SSE_KEEPALIVE_SECONDS"]), *args)
+    connection = request.environ.get("gunicorn.socket")
+    monkey = sys.modules.get("gevent.monkey")
+    if connection is not None and monkey is not None and monkey.is_module_patched("socket"):
+        from ..live.hangup import until_hangup
+        stream = until_hangup(stream, connection)
     return Response(stream, mimetype=SSE_MEDIA_TYPE, headers=SSE_HEADERS)
 
 

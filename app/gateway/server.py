@@ -11,7 +11,6 @@ accepting, ends every stream with a reconnect hint, and exits once they are writ
 
 import logging
 import signal
-import socket
 from http import HTTPStatus
 
 import gevent
@@ -19,6 +18,7 @@ import gevent.event
 from gevent.server import StreamServer
 
 from ..api.problems import http_problem
+from ..live.hangup import Hangup
 from .routes import Answer, Request, StreamGateway
 
 log = logging.getLogger(__name__)
@@ -187,7 +187,7 @@ class ConnectionOutlet:
 
 
 def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
-    hangup = Hangup(sock)
+    hangup = Hangup(sock, gevent.GreenletExit)  # the client went: its stream ends where it waits
     try:
         first = next(chunks, "")  # its first byte comes at once: with the head, in one write
         sock.sendall(head + framed(first, outlet.chunked) if first else head)
@@ -201,42 +201,6 @@ def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
     finally:
         hangup.close()
         chunks.close()  # a stream whose client went stops watching at once
-
-
-class Hangup:
-    """A watch on a stream's socket that ends the stream's greenlet (GreenletExit) once its client
-    closes the connection: its socket, its watcher and its place in the hub are let go at once. A
-    stream writes only what its game sends, so a stream that a client left (its page closed, a
-    reconnect on a new connection) was otherwise held to its next keep-alive or the one after; a
-    storm's clients that went held thousands of descriptors, and the next storm's accepts waited
-    for them (bench/streams.py: p99 13 s). Bytes a client sends instead are left unread, and the
-    watch stops (clients send nothing on a stream). The stream closes it first thing as it ends, so
-    its own cleanup is never cut short."""
-
-    def __init__(self, sock):
-        self.sock, self.stream, self.closed = sock, gevent.getcurrent(), False
-        self.readable = gevent.get_hub().loop.io(sock.fileno(), 1)
-        self.readable.start(self._woken)
-
-    def _woken(self):
-        self.readable.stop()  # one look: bytes left unread would wake it again and again
-        gevent.spawn(self._look)
-
-    def _look(self):
-        try:
-            gone = not self.sock.recv(1, socket.MSG_PEEK)
-        except OSError:
-            gone = True
-        if gone:
-            gevent.get_hub().loop.run_callback(self._end)
-
-    def _end(self):  # in the loop, as gevent's own kill: the stream is waiting, or it has closed this
-        if not self.closed:
-            self.stream.throw(gevent.GreenletExit())
-
-    def close(self):
-        self.closed = True
-        self.readable.close()
 
 
 def _send(sock, data: bytes):

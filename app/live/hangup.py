@@ -1,0 +1,65 @@
+"""A stream let go as its client closes its connection, in a gevent process (the stream gateway,
+and the API under gunicorn's gevent worker).
+
+A stream writes only what its game sends, so a stream that a client left (its page closed, a
+reconnect on a new connection) was otherwise held to its next keep-alive or the one after: a
+storm's clients that went held thousands of descriptors, and the next storm's accepts waited for
+them (bench/streams.py: p99 13 s at 10,000). Imported only where gevent runs the process.
+"""
+
+import errno
+import socket
+from collections.abc import Callable, Iterator
+
+import gevent
+
+
+class ClientGone(BrokenPipeError):
+    """What ends a stream in a server that treats a broken pipe as a client gone (gunicorn: quietly)."""
+
+    def __init__(self):
+        super().__init__(errno.EPIPE, "the client closed its stream")
+
+
+class Hangup:
+    """A watch on a stream's socket that ends the calling greenlet (`ending()` is raised where it
+    waits) once the client closes the connection. Bytes a client sends instead are left unread, and
+    the watch stops: clients send nothing on a stream. The stream closes it first thing as it ends,
+    so its own cleanup is never cut short."""
+
+    def __init__(self, sock, ending: Callable[[], BaseException]):
+        self.sock, self.ending, self.stream, self.closed = sock, ending, gevent.getcurrent(), False
+        self.readable = gevent.get_hub().loop.io(sock.fileno(), 1)
+        self.readable.start(self._woken)
+
+    def _woken(self):
+        self.readable.stop()  # one look: bytes left unread would wake it again and again
+        gevent.spawn(self._look)
+
+    def _look(self):
+        try:
+            gone = not self.sock.recv(1, socket.MSG_PEEK)
+        except OSError:
+            gone = True
+        if gone:
+            gevent.get_hub().loop.run_callback(self._end)
+
+    def _end(self):  # in the loop, as gevent's own kill: the stream is waiting, or it has closed this
+        if not self.closed:
+            self.stream.throw(self.ending())
+
+    def close(self):
+        self.closed = True
+        self.readable.close()
+
+
+def until_hangup(chunks: Iterator[str], sock) -> Iterator[str]:
+    """`chunks`, ended (ClientGone) as soon as the client closes `sock`; watched from the first
+    chunk on, in the greenlet that writes them."""
+    hangup = Hangup(sock, ClientGone)
+    try:
+        yield from chunks
+    finally:
+        hangup.close()
+        if hasattr(chunks, "close"):
+            chunks.close()
