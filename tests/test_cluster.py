@@ -401,9 +401,7 @@ def test_the_gateway_serves_a_games_seat_and_spectator_streams_from_the_cluster(
     try:
         game, tokens = create(client)
         spectator = open_raw(port, f"/games/{game['id']}/stream")
-        seat = socket.create_connection(("127.0.0.1", port), timeout=30)
-        seat.sendall(f"GET /games/{game['id']}/stream HTTP/1.1\r\nHost: x\r\n"
-                     f"Authorization: Bearer {tokens[0]}\r\n\r\n".encode())
+        seat = open_raw(port, f"/games/{game['id']}/stream", bearer(tokens[0]))
         hand = client.get(f"/games/{game['id']}/view", headers=bearer(tokens[0])).json["hand"]
         assert snapshot_of(seat)["hand"] == hand and snapshot_of(spectator)["hand"] is None
         mover = game["awaiting"][0]

@@ -247,9 +247,10 @@ def test_the_gateways_probes_answer_as_the_apis(fronts):
     assert requests.get(f"{gateway}/games").status_code == 404  # the API's other routes are not here
 
 
-def open_raw(port, path) -> socket.socket:
+def open_raw(port, path, headers: dict | None = None) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    fields = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{fields}\r\n".encode())
     return sock
 
 

@@ -18,7 +18,7 @@ import gevent.event
 from gevent.server import StreamServer
 
 from ..api.problems import http_problem
-from ..live.hangup import Hangup
+from ..live.hangup import until_hangup
 from .routes import Answer, Request, StreamGateway
 
 log = logging.getLogger(__name__)
@@ -187,7 +187,7 @@ class ConnectionOutlet:
 
 
 def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
-    hangup = Hangup(sock, gevent.GreenletExit)  # the client went: its stream ends where it waits
+    chunks = until_hangup(chunks, sock, gevent.GreenletExit)  # the client went: its stream ends where it waits
     try:
         first = next(chunks, "")  # its first byte comes at once: with the head, in one write
         sock.sendall(head + framed(first, outlet.chunked) if first else head)
@@ -199,7 +199,6 @@ def _stream(sock, head: bytes, chunks, outlet: ConnectionOutlet):
         if outlet.chunked:
             sock.sendall(b"0\r\n\r\n")
     finally:
-        hangup.close()
         chunks.close()  # a stream whose client went stops watching at once
 
 

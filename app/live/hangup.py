@@ -9,7 +9,7 @@ them (bench/streams.py: p99 13 s at 10,000). Imported only where gevent runs the
 
 import errno
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 import gevent
 
@@ -53,13 +53,13 @@ class Hangup:
         self.readable.close()
 
 
-def until_hangup(chunks: Iterator[str], sock) -> Iterator[str]:
-    """`chunks`, ended (ClientGone) as soon as the client closes `sock`; watched from the first
-    chunk on, in the greenlet that writes them."""
-    hangup = Hangup(sock, ClientGone)
+def until_hangup(chunks: Generator[str, None, None], sock,
+                 ending: Callable[[], BaseException] = ClientGone) -> Generator[str, None, None]:
+    """`chunks`, ended (`ending()` raised where the stream waits) as soon as the client closes
+    `sock`; watched from the first chunk on, in the greenlet that writes them."""
+    hangup = Hangup(sock, ending)
     try:
         yield from chunks
     finally:
         hangup.close()
-        if hasattr(chunks, "close"):
-            chunks.close()
+        chunks.close()

@@ -222,7 +222,7 @@ def _events(service, hub, watcher, game_id, seat, last_event_id, keepalive, outl
             continue
         if events and events[0][0] > last_event_id + 1:  # a gap: read it from the log
             events = _read_after(service, game_id, seat, last_event_id)
-        if (last_event_id := (yield from _sent(events or (), last_event_id))) is None:
+        if (last_event_id := (yield from _sent(events, last_event_id))) is None:
             return
 
 
