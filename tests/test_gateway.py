@@ -17,7 +17,7 @@ import pytest
 import redis
 import requests
 
-from app.ops.keys import changes_channel
+from app.ops.keys import changes_channel, player_notices_channel
 from app.ops.window_counts import SHARE_BETWEEN_SYNCS
 from http_helpers import in_one_window
 from test_production_server import ROOT, free_port, raw_answer, read_to_close, read_until, ready, start_gunicorn
@@ -301,32 +301,59 @@ def open_streams_of(base) -> float:
     return float(metric.group(1))
 
 
+def leaving_streams(api, scope: str) -> tuple[list[tuple[str, dict]], list[str]]:
+    """Twenty streams' (path, header fields), and the channels they subscribe to: of a public game
+    (spectators); or inside an app, of its game (each seat's own and spectators) and its player's
+    notices, every one sent with the app's key."""
+    if scope == "public":
+        game_id = new_game(api)[0]
+        return [(f"/games/{game_id}/stream", {})] * 20, [changes_channel(game_id)]
+    made = requests.post(f"{api}/admin/apps", json={"name": "Hangups"},
+                         headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+    in_app = {"X-Ronda-App": made["client_key"]}
+    player = requests.post(f"{api}/players", json={"name": "Amina"}, headers=in_app).json()
+    created = requests.post(f"{api}/games", json={"players": 2, "seats": [{"type": "human"}] * 2},
+                            headers=in_app).json()
+    game_id = created["game"]["id"]
+    seats = [{**in_app, "Authorization": f"Bearer {t['token']}"} for t in created["tokens"]]
+    streams = [(f"/games/{game_id}/stream", fields) for fields in [*seats, in_app] * 3]
+    streams += [("/players/me/stream", {**in_app, "Authorization": f"Bearer {player['token']}"})] * 11
+    return streams, [changes_channel(game_id), player_notices_channel(player["player"]["id"])]
+
+
+@pytest.mark.parametrize("scope", ["public", "app"])
 @pytest.mark.parametrize("front", ["gateway", "api"])
-def test_a_stream_is_let_go_as_its_client_closes_it_not_at_its_next_keep_alive(fronts, env, redis_url, front):
-    """Issue 65, storm: twenty clients close their streams of a game; the server (the gateway, or
-    the API under its gunicorn gevent worker), whose keep-alive is five minutes away, lets go of
-    each (its count of open streams, the game's subscription) as they close, and the stream still
-    open gets the next move."""
+def test_a_stream_is_let_go_as_its_client_closes_it_not_at_its_next_keep_alive(fronts, env, redis_url, front, scope):
+    """Issue 65, storm: twenty clients close their streams (of a public game; or inside an app, its
+    game's seats and spectators and its player's notices); the server (the gateway, or the API
+    under its gunicorn gevent worker), whose keep-alive is five minutes away, lets go of each (its
+    count of open streams, the channels they listened to) as they close, and the stream still open
+    gets the next move."""
     api, _, _ = fronts
     port = free_port()
     quiet = {**env, "RONDA_SSE_KEEPALIVE_SECONDS": "300"}
     server = start_gateway(quiet, port) if front == "gateway" else start_gunicorn(quiet, port)
     base = f"http://127.0.0.1:{port}"
     try:
-        left, kept = new_game(api)[0], new_game(api)
-        leaving = [open_raw(port, f"/games/{left}/stream") for _ in range(20)]
+        (streams, channels), kept = leaving_streams(api, scope), new_game(api)
+        leaving = [open_raw(port, path, fields) for path, fields in streams]
         staying = open_raw(port, f"/games/{kept[0]}/stream")
-        for sock in [*leaving, staying]:
-            read_until(sock, b"event: snapshot", 1)
-        assert open_streams_of(base) == 21
+        for sock, (path, _) in zip([*leaving, staying], [*streams, ("/games/", {})], strict=True):
+            read_until(sock, b"event: snapshot" if path.startswith("/games/") else b": connected", 1)
+        store = redis.Redis.from_url(redis_url)
+
+        def listened() -> int:
+            return sum(count for _, count in store.pubsub_numsub(*channels))
+
+        # the gauge counts game streams; each channel, a subscription however many streams listen
+        assert open_streams_of(base) == 1 + sum(path.startswith("/games/") for path, _ in streams)
+        assert listened() == len(channels)
         for sock in leaving:
             sock.close()
-        store = redis.Redis.from_url(redis_url)
         deadline = time.monotonic() + 60  # far from the keep-alive: only a close seen at once passes
-        while (open_streams_of(base) > 1 or store.pubsub_numsub(changes_channel(left))[0][1]) and \
-                time.monotonic() < deadline:
+        while (open_streams_of(base) > 1 or listened()) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert open_streams_of(base) == 1 and store.pubsub_numsub(changes_channel(left))[0][1] == 0
+        assert open_streams_of(base) == 1 and listened() == 0
         after = requests.get(f"{api}/games/{kept[0]}").json()["event_count"] + 1
         play(api, kept[0], kept[1], 1)
         assert f"id: {after}\n".encode() in read_until(staying, f"id: {after}\n".encode(), 1)
