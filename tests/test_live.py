@@ -378,6 +378,48 @@ def test_cors_answers_vary_by_origin_and_expose_what_a_browser_client_reads(redi
     assert {"ETag", "Location", "Retry-After", "X-RateLimit-Remaining"} <= exposed
 
 
+def test_a_hangup_the_stream_swallowed_where_it_waited_is_raised_again_where_it_next_waits():
+    """The API's streams end with ClientGone as their client closes them (app/live/hangup.py). When
+    it lands inside a Redis read, redis-py makes it its own ConnectionError, which the stream's read
+    retries after a pause: the hang-up is raised again in that pause, and the stream ends then, not
+    at its next keep-alive."""
+    import gevent
+    import gevent.event
+    import redis
+    from gevent import socket as green
+
+    from app.live.hangup import ClientGone, until_hangup
+
+    near, far = green.socketpair()
+    unanswered, reads, ended = gevent.event.Event(), [], []
+
+    def chunks():
+        try:
+            yield ": connected\n\n"
+            while True:  # a read retried while the store does not answer
+                reads.append(1)
+                try:
+                    try:
+                        unanswered.wait()
+                    except ClientGone as gone:  # what redis-py does with an error inside its read
+                        raise redis.exceptions.ConnectionError("Error while reading from socket") from gone
+                except redis.exceptions.ConnectionError:
+                    gevent.sleep(0.05)
+        finally:
+            ended.append(True)
+
+    def write_all():
+        for chunk in until_hangup(chunks(), near):
+            near.sendall(chunk.encode())
+
+    writer = gevent.spawn(write_all)
+    gevent.sleep(0.1)  # the stream waits on its read
+    far.close()
+    writer.join(timeout=5)
+    assert writer.dead and isinstance(writer.exception, ClientGone)
+    assert ended == [True] and reads == [1]
+
+
 def test_a_shared_read_whose_reader_is_ended_before_its_answer_is_read_anew_by_those_waiting():
     """A stream whose client went is ended where it stands (the gateway's GreenletExit), perhaps
     while it reads for other streams: those waiting for that read read anew, none is left without

@@ -21,6 +21,12 @@ class ClientGone(BrokenPipeError):
         super().__init__(errno.EPIPE, "the client closed its stream")
 
 
+# redis-py makes an error raised inside its read its own ConnectionError, which a stream's read
+# then retries (app/live/streams.py's _patiently): an ending the stream swallowed so is raised
+# again where it next waits, this many times more at most.
+RAISED_AGAIN = 3
+
+
 class Hangup:
     """A watch on a stream's socket that ends the calling greenlet (`ending()` is raised where it
     waits) once the client closes the connection. Bytes a client sends instead are left unread, and
@@ -44,9 +50,12 @@ class Hangup:
         if gone:
             gevent.get_hub().loop.run_callback(self._end)
 
-    def _end(self):  # in the loop, as gevent's own kill: the stream is waiting, or it has closed this
-        if not self.closed:
-            self.stream.throw(self.ending())
+    def _end(self, again: int = RAISED_AGAIN):  # in the loop, as gevent's kill: the stream waits, or has closed this
+        if self.closed or self.stream.dead:
+            return
+        self.stream.throw(self.ending())
+        if not self.closed and again:  # swallowed: the stream waits again, still open
+            gevent.get_hub().loop.run_callback(self._end, again - 1)
 
     def close(self):
         self.closed = True
