@@ -4,8 +4,9 @@ Prints, in one interleaved run, actions/s and action latency (p50, p99) with rat
 off, and the same figures for the ceiling: a bare Flask app outside create_app (no middleware,
 no schemas, no engine), served by the same gunicorn settings, that makes an action's Redis calls
 (read the game, write it back with the one compare-and-set) on a real game document. Then the
-actions' share of the ceiling against the goal (at least 0.8). First, the Redis round trips of an
-action and of a seat view (MONITOR).
+actions' share of the ceiling against the goal (at least 0.8), and the CPU each server spent a
+request (steadier than a rate on a shared machine, and free of what the clients on the same cores
+took). First, the Redis round trips of an action and of a seat view (MONITOR).
 
 Run: .venv/bin/python bench/api_load.py [--clients 32] [--seconds 2] [--rounds 8]
 Uses REDIS_URL when set, else starts redis-server (as the tests do).
@@ -27,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
+
+from processes import children, cpu_seconds  # noqa: E402
 
 
 GOAL = 0.8  # actions a second, as a share of the ceiling's
@@ -125,28 +128,32 @@ def run_process(target_name, port, app_port, threads, seconds, seed, queue):
     queue.put((counts[0], latencies))
 
 
-def measure(target_name, port, clients, seconds, app_port=None):
+def measure(target_name, port, clients, seconds, server, app_port=None):
+    """(requests counted, seconds, their latencies, the CPU seconds `server` and its workers spent)."""
     processes = min(4, clients)
     queue = multiprocessing.Queue()
     procs = [multiprocessing.Process(target=run_process,
                                      args=(target_name, port, app_port or port, clients // processes, seconds, p,
                                            queue))
              for p in range(processes)]
-    started = time.perf_counter()
+    serving = [server.pid, *children(server.pid)]
+    started, cpu = time.perf_counter(), cpu_seconds(*serving)
     for proc in procs:
         proc.start()
     results = [queue.get() for _ in procs]
     for proc in procs:
         proc.join()
-    return sum(r[0] for r in results), time.perf_counter() - started, [x for r in results for x in r[1]]
+    return (sum(r[0] for r in results), time.perf_counter() - started, [x for r in results for x in r[1]],
+            cpu_seconds(*serving) - cpu)
 
 
 def pooled(slices):
-    """req/s, p50 and p99 ms over every slice of one endpoint."""
-    latencies = sorted(x for _, _, lat in slices for x in lat)
+    """req/s, p50 and p99 ms, and the server's CPU µs a counted request, over every slice of one endpoint."""
+    latencies = sorted(x for _, _, lat, _ in slices for x in lat)
     def pick(q):
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
-    return sum(s[0] for s in slices) / sum(s[1] for s in slices), pick(0.50), pick(0.99)
+    counted = sum(s[0] for s in slices)
+    return counted / sum(s[1] for s in slices), pick(0.50), pick(0.99), sum(s[3] for s in slices) / counted * 1e6
 
 
 def free_port():
@@ -259,24 +266,26 @@ def main():
               f"{args.rounds} x {args.seconds:g} s per endpoint, Redis at {redis_url}")
         # The shared machine's speed drifts within seconds: short slices of the endpoints take
         # turns, so all see the same conditions, and the figures pool every slice.
-        rounds = [(measure("hammer_ceiling", ceiling_port, args.clients, args.seconds, app_port=off_port),
-                   measure("play_games", on_port, args.clients, args.seconds),
-                   measure("play_games", off_port, args.clients, args.seconds)) for _ in range(args.rounds)]
+        rounds = [(measure("hammer_ceiling", ceiling_port, args.clients, args.seconds, bare, app_port=off_port),
+                   measure("play_games", on_port, args.clients, args.seconds, limited),
+                   measure("play_games", off_port, args.clients, args.seconds, free)) for _ in range(args.rounds)]
         ceiling, on, off = (pooled([r[i] for r in rounds]) for i in range(3))
         if args.profile:  # where an action's time goes, beside the ceiling's calls
             from streams import profiled, say_where_the_time_went, worker_pid
             spy = profiled(worker_pid(limited.pid), max(2, int(args.seconds)))
-            measure("play_games", on_port, args.clients, args.seconds)
+            measure("play_games", on_port, args.clients, args.seconds, limited)
             say_where_the_time_went(spy, "actions with limits on")
-        print(f"{'endpoint (' + str(args.rounds) + ' slices pooled)':<40}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}")
-        print(f"{'ceiling (bare Flask: 1 read + 1 CAS)':<40}"
-              f"{ceiling[0]:>10,.0f}{ceiling[1]:>10.1f}{ceiling[2]:>10.1f}")
-        print(f"{'actions, limits on':<40}{on[0]:>10,.0f}{on[1]:>10.1f}{on[2]:>10.1f}")
-        print(f"{'actions, limits off':<40}{off[0]:>10,.0f}{off[1]:>10.1f}{off[2]:>10.1f}")
+        print(f"{'endpoint (' + str(args.rounds) + ' slices pooled)':<40}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}"
+              f"{'server CPU us':>15}")
+        for label, (rate, p50, p99, cpu) in (("ceiling (bare Flask: 1 read + 1 CAS)", ceiling),
+                                             ("actions, limits on", on), ("actions, limits off", off)):
+            print(f"{label:<40}{rate:>10,.0f}{p50:>10.1f}{p99:>10.1f}{cpu:>15.0f}")
         share = on[0] / ceiling[0]
         print(f"limits on / off: {on[0] / off[0]:.0%}; limits on / ceiling: {share:.2f} "
               + (f"(goal >= {GOAL}: met)" if share >= GOAL else f"(goal >= {GOAL}: MISSED by {GOAL - share:.2f})")
               + f"; limits off / ceiling: {off[0] / ceiling[0]:.2f}")
+        print(f"the servers' CPU a request (an action's share of its game's views and creation included): "
+              f"the ceiling's / an action's {ceiling[3] / on[3]:.2f} with limits on, {ceiling[3] / off[3]:.2f} off")
     finally:
         for server in (limited, free, bare):
             server.terminate()

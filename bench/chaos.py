@@ -53,6 +53,7 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from faults import stop_all  # noqa: E402
+from processes import children  # noqa: E402
 from redis_server import EverysecRedisServer, RedisClusterServers  # noqa: E402
 
 REDIS_CONNECTION_BOUND = 250  # 2 API processes × 50 pooled + their feeds, 2 workers × a few, and this harness
@@ -156,20 +157,20 @@ class Shape:
         self.workers[index] = self.start_worker(index)
 
     def kill_worker_child(self, rng):
-        children = _children(self.workers[rng.randrange(len(self.workers))].pid)
-        if children:
-            os.kill(rng.choice(children), signal.SIGKILL)
+        forked = children(self.workers[rng.randrange(len(self.workers))].pid)
+        if forked:
+            os.kill(rng.choice(forked), signal.SIGKILL)
 
     def kill_api_worker(self, rng):
-        children = _children(self.api.pid)
-        if children:
-            os.kill(rng.choice(children), signal.SIGKILL)
+        api_workers = children(self.api.pid)
+        if api_workers:
+            os.kill(rng.choice(api_workers), signal.SIGKILL)
 
     def overload(self, rng):
         """Both workers stopped for twice the stall time: moves queue up past the stall threshold,
         and once they go on, every sweep finds games overdue whose jobs wait or run."""
         processes = [pid for worker in self.workers if worker.poll() is None
-                     for pid in (worker.pid, *_children(worker.pid))]
+                     for pid in (worker.pid, *children(worker.pid))]
         for pid in processes:
             _signal(pid, signal.SIGSTOP)
         time.sleep(2 * STALL_SECONDS + rng.uniform(0, 1))
@@ -232,7 +233,7 @@ class Shape:
                                capture_output=True, timeout=30)
         if check.returncode:
             down.append("a ronda worker's process (--check)")
-        if len(_children(self.api.pid)) < 2:
+        if len(children(self.api.pid)) < 2:
             down.append("a gunicorn worker")
         return down
 
@@ -273,16 +274,6 @@ def _group_of(pid: int) -> int | None:
     except (FileNotFoundError, ProcessLookupError):
         return None
     return None if fields[0] == "Z" else int(fields[2])
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in os.listdir(f"/proc/{pid}/task") if os.path.exists(f"/proc/{pid}/task") else ():
-        try:
-            found += [int(child) for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-        except FileNotFoundError:
-            pass
-    return found
 
 
 class Ledger:

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from faults import stop_all  # noqa: E402
+from processes import children, cpu_seconds  # noqa: E402
 from redis_server import RedisClusterServers, RedisServer  # noqa: E402
 
 BOT_SEATS = [{"type": "bot", "bot": "greedy"}, {"type": "bot", "bot": "greedy"}]
@@ -118,32 +119,11 @@ class Deployment:
 
     def api_cpu_seconds(self) -> float:
         """User and system CPU of gunicorn and its workers."""
-        return _cpu_seconds([self.api.pid, *_children(self.api.pid)])
+        return cpu_seconds(self.api.pid, *children(self.api.pid))
 
     def worker_cpu_seconds(self) -> float:
         """User and system CPU of the `ronda worker`s and the processes they forked."""
-        return _cpu_seconds([pid for worker in self.workers for pid in (worker.pid, *_children(worker.pid))])
-
-
-def _cpu_seconds(pids) -> float:
-    """Linux /proc: utime + stime of each process."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except FileNotFoundError:
-            pass
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as listing:
-            return [int(child) for child in listing.read().split()]
-    except FileNotFoundError:
-        return []
+        return cpu_seconds(*(pid for worker in self.workers for pid in (worker.pid, *children(worker.pid))))
 
 
 class Client:

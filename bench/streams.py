@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 
 import redis
+from processes import cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -233,12 +234,6 @@ def quantiles(latencies):
 
 def worker_pid(master_pid):
     return int(Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()[0])
-
-
-def cpu_seconds(pid):
-    """The process's CPU time so far, user and system (/proc/<pid>/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid):
