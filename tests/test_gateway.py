@@ -146,6 +146,8 @@ def test_the_gateway_answers_every_refusal_and_header_as_the_api_does(fronts):
     made = requests.post(f"{api}/admin/apps", json={"name": "Cafe"},
                          headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
     client_key, server_key = made["client_key"], made["server_key"]
+    other_key = requests.post(f"{api}/admin/apps", json={"name": "Next door"},
+                              headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()["client_key"]
     app_player = requests.post(f"{api}/players", json={"name": "Amina"}, headers={"X-Ronda-App": client_key}).json()
     app_game = requests.post(f"{api}/games", json={"players": 2}, headers={"X-Ronda-App": client_key}).json()
     game_id, tokens = new_game(api)
@@ -161,6 +163,8 @@ def test_the_gateway_answers_every_refusal_and_header_as_the_api_does(fronts):
         ("GET", f"/games/{app_game['game']['id']}/stream", {}),  # another app's game
         ("GET", f"/games/{app_game['game']['id']}/stream", {"X-Ronda-App": client_key}),
         ("GET", f"/games/{game_id}/stream", {"X-Ronda-App": "rcli.not-a-key"}),
+        ("GET", f"/games/{app_game['game']['id']}/stream", {"X-Ronda-App": other_key}),  # a second tenant
+        ("GET", "/players/me/stream", {"Authorization": f"Bearer {app_player['token']}", "X-Ronda-App": other_key}),
         ("GET", "/players/me/stream", {}),
         ("GET", "/players/me/stream", {"Authorization": "Bearer nobody"}),
         ("GET", "/players/me/stream", {"Authorization": f"Bearer {app_player['token']}"}),  # no app named
