@@ -63,14 +63,15 @@ def new_game(api) -> tuple[str, list[str]]:
     return created["game"]["id"], [t["token"] for t in sorted(created["tokens"], key=lambda t: t["seat"])]
 
 
-def play(api, game_id, tokens, moves):
+def play(api, game_id, tokens, moves, in_app: dict | None = None):
+    """`moves` first legal moves; `in_app`: the app's header, for a game inside one."""
     for _ in range(moves):
-        game = requests.get(f"{api}/games/{game_id}").json()
-        seat = game["awaiting"][0]
-        view = requests.get(f"{api}/games/{game_id}/view", headers={"Authorization": f"Bearer {tokens[seat]}"}).json()
+        game = requests.get(f"{api}/games/{game_id}", headers=in_app).json()
+        seat = {**(in_app or {}), "Authorization": f"Bearer {tokens[game['awaiting'][0]]}"}
+        view = requests.get(f"{api}/games/{game_id}/view", headers=seat).json()
         assert "legal_actions" in view, view
-        answer = requests.post(f"{api}/games/{game_id}/actions", json=view["legal_actions"][0], headers={
-            "Authorization": f"Bearer {tokens[seat]}", "If-Match": f'"{view["version"]}"'})
+        answer = requests.post(f"{api}/games/{game_id}/actions", json=view["legal_actions"][0],
+                               headers={**seat, "If-Match": f'"{view["version"]}"'})
         assert answer.status_code == 200, answer.text
 
 
@@ -365,6 +366,61 @@ def test_a_stream_is_let_go_as_its_client_closes_it_not_at_its_next_keep_alive(f
     finally:
         server.terminate()
         server.wait(timeout=15)
+
+
+def sent_events(data: bytes) -> list[tuple[int, dict]]:
+    """(id, event) of each `event` message in a stream's bytes."""
+    found = []
+    for message in data.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in message.split("\n") if ": " in line)
+        if fields.get("event") == "event":
+            found.append((int(fields["id"]), json.loads(fields["data"])))
+    return found
+
+
+def test_a_killed_gateways_streams_resume_on_the_next_one_with_exactly_what_they_missed_inside_an_app(fronts, env):
+    """Issue 65, through a kill: the gateway SIGKILLed (no goodbye, no reconnect hint) while an
+    app's game is streamed to each seat and a spectator, each with the app's key; moves go on
+    through the API, a deal among them; a new gateway on the same port serves each stream resumed
+    with Last-Event-ID exactly the events it missed, once each and in order, each as the viewer's
+    own event log shows it (its own new hand, no one else's)."""
+    api, _, _ = fronts
+    port = free_port()
+    made = requests.post(f"{api}/admin/apps", json={"name": "Kill and resume"},
+                         headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+    in_app = {"X-Ronda-App": made["client_key"]}
+    created = requests.post(f"{api}/games", json={"players": 2, "seats": [{"type": "human"}] * 2},
+                            headers=in_app).json()
+    game_id = created["game"]["id"]
+    tokens = [t["token"] for t in sorted(created["tokens"], key=lambda t: t["seat"])]
+    viewers = [{**in_app, "Authorization": f"Bearer {token}"} for token in tokens] + [in_app]
+    gateway = start_gateway(env, port)
+    try:
+        streams = [open_raw(port, f"/games/{game_id}/stream", viewer) for viewer in viewers]
+        for sock in streams:
+            read_until(sock, b"event: snapshot", 1)
+        play(api, game_id, tokens, 2, in_app)
+        seen = requests.get(f"{api}/games/{game_id}", headers=in_app).json()["event_count"]
+        for sock in streams:
+            assert sent_events(read_until(sock, f"id: {seen}\n".encode(), 1))[-1][0] == seen
+        gateway.kill()
+        gateway.wait(timeout=15)
+        for sock in streams:
+            assert not read_to_close(sock).strip(), "a killed gateway says nothing more"
+            sock.close()
+        play(api, game_id, tokens, 9, in_app)  # 8 cards a deal in a game of two: a new deal among them
+        last = requests.get(f"{api}/games/{game_id}", headers=in_app).json()["event_count"]
+        gateway = start_gateway(env, port)
+        for viewer in viewers:
+            with open_raw(port, f"/games/{game_id}/stream", {**viewer, "Last-Event-ID": str(seen)}) as sock:
+                resumed = sent_events(read_until(sock, f"id: {last}\n".encode(), 1))
+            logged = requests.get(f"{api}/games/{game_id}/events", params={"after": seen}, headers=viewer).json()
+            assert resumed == [(event["id"], event) for event in logged]
+            assert [event_id for event_id, _ in resumed] == list(range(seen + 1, last + 1))
+            assert any(event["type"] == "deal" for _, event in resumed)
+    finally:
+        gateway.kill()
+        gateway.wait(timeout=15)
 
 
 def test_a_client_that_stops_reading_holds_up_no_other_stream_of_the_gateway(fronts):
