@@ -75,17 +75,22 @@ def play(api, game_id, tokens, moves, in_app: dict | None = None):
         assert answer.status_code == 200, answer.text
 
 
-def messages(base, path, headers, count) -> list[str]:
-    """The first `count` messages of a stream (keep-alive comments aside), as sent."""
+def messages(base, path, headers, count=None, until: str | None = None) -> list[str]:
+    """The first `count` messages of a stream (keep-alive comments aside), as sent; or those up to
+    the first holding `until`."""
     found: list[str] = []
+    deadline = time.monotonic() + 60  # keep-alives would hold a stream whose message never comes
     with requests.get(f"{base}{path}", headers=headers, stream=True, timeout=20) as stream:
         assert stream.status_code == 200, stream.text
         text = ""
         for chunk in stream.iter_content(chunk_size=None, decode_unicode=True):
+            assert time.monotonic() < deadline, f"still waiting after {found}"
             text += chunk
             *complete, text = text.split("\n\n")
             found += [message for message in complete if message != ": keep-alive"]
-            if len(found) >= count:
+            if until is not None and any(until in message for message in found):
+                return found[:next(i for i, message in enumerate(found) if until in message) + 1]
+            if count is not None and len(found) >= count:
                 return found[:count]
     raise AssertionError(f"the stream ended after {found}")
 
@@ -105,6 +110,30 @@ def test_every_stream_of_a_game_is_the_same_bytes_from_the_gateway_as_from_the_a
         assert [line.split("\n")[0] for line in resumed[1:]] == [f"id: {i}" for i in range(after + 1, events + 1)]
         assert messages(gateway, f"/games/{game_id}/stream", {**viewer, "Last-Event-ID": str(after)},
                         1 + events - after) == resumed
+
+
+def test_a_bot_tournament_inside_an_app_streams_the_same_from_the_gateway_as_from_the_api_to_its_end(fronts):
+    """A bot tournament made by an app's server, its stream read with the app's client key from its
+    first change: the gateway sends every round and standings the API does, the same bytes, up to
+    the finished standings; and resumed from the second, the same rest."""
+    api, gateway, _ = fronts
+    made = requests.post(f"{api}/admin/apps", json={"name": "Club night"},
+                         headers={"Authorization": f"Bearer {OPERATOR_KEY}"}).json()
+    created = requests.post(f"{api}/tournaments", headers={"X-Ronda-App": made["server_key"]}, json={
+        "format": "round_robin", "entrants": ["random", "random", "random"], "games_per_pairing": 1,
+        "rules": {"preset": "simple"}})
+    assert created.status_code == 201, created.text
+    tournament, in_app = f"/tournaments/{created.json()['id']}", {"X-Ronda-App": made["client_key"]}
+    deadline = time.monotonic() + 60  # a read moves it on (no worker here), as the sweeper would
+    while requests.get(f"{api}{tournament}", headers=in_app).json()["status"] != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    path, finished = f"{tournament}/stream", '"status":"finished"'
+    from_api = messages(api, path, {**in_app, "Last-Event-ID": "0-0"}, until=finished)
+    assert messages(gateway, path, {**in_app, "Last-Event-ID": "0-0"}, until=finished) == from_api
+    assert sum("event: round" in message for message in from_api) == 3  # three entrants: three rounds
+    second = from_api[2].split("\n", 1)[0].removeprefix("id: ")
+    assert messages(gateway, path, {**in_app, "Last-Event-ID": second}, until=finished)[1:] == from_api[3:]
 
 
 def test_a_change_reaches_the_gateways_streams_once_each_in_order(fronts):
