@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 import redis
-from processes import cpu_seconds
+from processes import children, cpu_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -233,7 +233,8 @@ def quantiles(latencies):
 
 
 def worker_pid(master_pid):
-    return int(Path(f"/proc/{master_pid}/task/{master_pid}/children").read_text().split()[0])
+    """gunicorn's (first) worker."""
+    return children(master_pid)[0]
 
 
 def rss_mb(pid):
